@@ -1,0 +1,47 @@
+// The conservative kernel: synchronous windows of width lookahead (YAWNS-style). Every rank executes the
+// events below (global minimum time + lookahead), which no other rank can still affect, then all ranks
+// deliver their messages and agree on the next window.
+#include <algorithm>
+
+#include "engine/engine.hpp"
+
+namespace warpsim {
+
+void Engine::run_conservative() {
+  for (;;) {
+    // Deliver everything in flight and find the global next event time.
+    transport_->flush_all(epoch_);
+    SimTime next = kTimeInfinity;
+    for (;;) {
+      if (ranks_ > 1) {
+        transport_->poll([this](std::uint32_t epoch, const std::byte* records, std::uint32_t count) {
+          on_batch(epoch, records, count);
+        });
+      }
+      std::uint64_t counts[2] = {transport_->batches_sent(), transport_->batches_received()};
+      SimTime local_next = pending_.empty() ? kTimeInfinity : pending_.top().time;
+      MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_UINT64_T, MPI_SUM, comm_);
+      MPI_Allreduce(&local_next, &next, 1, MPI_UINT64_T, MPI_MIN, comm_);
+      if (counts[0] == counts[1]) break;
+    }
+    gvt_ = next;
+    ++stats_.gvt_rounds;
+    if (next >= config_.end_time) break;
+    const SimTime window_end = std::min(config_.end_time, next > kTimeInfinity - lookahead_ ? kTimeInfinity
+                                                                                          : next + lookahead_);
+    while (!pending_.empty() && pending_.top().time < window_end) {
+      const std::uint32_t index = pending_.top().index;
+      pending_.pop();
+      LocalLp& lp = lps_[index_.find(pool_.at(index).dst)];
+      execute_forward(index, lp);
+      commit_and_release(index, lp);
+    }
+    if (rank_ == 0) {
+      std::uint64_t committed = stats_.committed * static_cast<std::uint64_t>(ranks_);
+      report_progress(window_end, committed, false);
+    }
+  }
+  transport_->complete_sends();
+}
+
+}  // namespace warpsim

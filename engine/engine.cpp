@@ -1,0 +1,281 @@
+// Engine set-up, event scheduling, the sequential kernel, and the result reduction.
+#include "engine/engine.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "engine/process_memory.hpp"
+
+namespace warpsim {
+
+std::optional<SyncMode> parse_sync_mode(std::string_view text) {
+  if (text == "sequential") return SyncMode::kSequential;
+  if (text == "conservative") return SyncMode::kConservative;
+  if (text == "optimistic") return SyncMode::kOptimistic;
+  return std::nullopt;
+}
+
+std::string_view to_string(SyncMode mode) {
+  switch (mode) {
+    case SyncMode::kSequential: return "sequential";
+    case SyncMode::kConservative: return "conservative";
+    case SyncMode::kOptimistic: return "optimistic";
+  }
+  return "unknown";
+}
+
+Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_Comm comm)
+    : model_(model),
+      map_(map),
+      config_(config),
+      comm_(comm),
+      pool_(model.payload_bytes()),
+      ctx_(*this, model.payload_bytes()) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &ranks_);
+  if (map_.rank_count() != ranks_) {
+    throw std::invalid_argument("partition has " + std::to_string(map_.rank_count()) + " ranks but the run has " +
+                                std::to_string(ranks_));
+  }
+  if (config_.sync == SyncMode::kSequential && ranks_ != 1) {
+    throw std::invalid_argument("sync mode 'sequential' runs on exactly 1 rank (got " + std::to_string(ranks_) +
+                                "); use conservative or optimistic for more");
+  }
+  if (config_.end_time == 0) throw std::invalid_argument("end time must be > 0");
+  lookahead_ = model_.lookahead();
+  if (config_.sync == SyncMode::kConservative && lookahead_ == 0) {
+    throw std::invalid_argument("the conservative mode needs a model lookahead > 0");
+  }
+  max_uncommitted_ = config_.max_uncommitted != 0 ? config_.max_uncommitted
+                                                  : std::uint64_t{16} * std::max<std::uint32_t>(1, config_.gvt_interval);
+  scratch_.resize(pool_.stride());
+  transport_ = std::make_unique<MpiTransport>(comm_, pool_.stride(), config_.batch);
+
+  lp_ids_ = map_.lps_of(rank_);
+  index_.build(lp_ids_);
+  for (std::size_t t = 0; t < model_.type_count(); ++t) types_.push_back(&model_.type(t));
+  lps_.resize(lp_ids_.size());
+  for (std::size_t i = 0; i < lp_ids_.size(); ++i) {
+    const LpId id = lp_ids_[i];
+    if (id >= model_.lp_count()) throw std::invalid_argument("partition names LP " + std::to_string(id) + " beyond the model");
+    const auto type = model_.type_of(id);
+    lps_[i].type = static_cast<std::uint32_t>(type);
+    lps_[i].slot = types_[type]->add_lp(id);
+    stats_.model_state_bytes += types_[type]->state_bytes();
+  }
+  stats_.local_lps = lps_.size();
+  stats_.event_bytes = pool_.stride();
+  stats_.lp_bytes = sizeof(LocalLp) + sizeof(LpId);
+}
+
+Engine::~Engine() = default;
+
+void Engine::schedule(LpId dst, SimTime delay, std::uint16_t kind, const void* payload, std::size_t bytes) {
+  if (in_reverse_) throw std::logic_error("reverse handlers must not send events");
+  if (bytes > pool_.payload_bytes()) throw std::logic_error("event payload larger than the model's payload_bytes()");
+  if (dst >= model_.lp_count()) throw std::out_of_range("send to LP " + std::to_string(dst) + " beyond the model");
+  LocalLp& lp = lps_[current_local_];
+  const LpId self = lp_ids_[current_local_];
+  if (config_.sync == SyncMode::kConservative && dst != self && delay < lookahead_) {
+    throw std::logic_error("LP " + std::to_string(self) + " sent to LP " + std::to_string(dst) + " with delay " +
+                           std::to_string(delay) + " ps, below the model's lookahead of " +
+                           std::to_string(lookahead_) + " ps");
+  }
+  const SimTime time = delay > kTimeInfinity - current_time_ ? kTimeInfinity : current_time_ + delay;
+  const std::uint64_t generation = (time == current_time_) ? current_generation_ + 1 : 0;
+  if (generation > kMaxGeneration) throw std::overflow_error("more than 65535 chained zero-delay events");
+  const std::uint64_t order = make_order(generation, lp.next_seq++);
+
+  const int dst_rank = ranks_ == 1 ? 0 : map_.rank_of(dst);
+  const bool track = config_.sync == SyncMode::kOptimistic && current_event_ != kNil;
+  if (dst_rank == rank_) {
+    const std::uint32_t index = pool_.allocate();
+    EventHeader& e = pool_.at(index);
+    e = EventHeader{time, order, self, dst, kNil, kNil, kNil, kind, EventState::kPending, 0};
+    if (bytes) std::memcpy(e.payload(), payload, bytes);
+    if (bytes < pool_.payload_bytes()) std::memset(e.payload() + bytes, 0, pool_.payload_bytes() - bytes);
+    if (track) {
+      const std::uint32_t r = allocate_record();
+      records_[r] = SendRecord{pool_.at(current_event_).sends, index, order, time, -1};
+      pool_.at(current_event_).sends = r;
+    }
+    if (config_.sync == SyncMode::kOptimistic) {
+      deliver_optimistic(index);
+    } else {
+      push_pending(index);
+    }
+  } else {
+    auto* e = reinterpret_cast<EventHeader*>(scratch_.data());
+    *e = EventHeader{time, order, self, dst, kNil, kNil, kNil, kind, EventState::kPending, 0};
+    if (bytes) std::memcpy(e->payload(), payload, bytes);
+    if (bytes < pool_.payload_bytes()) std::memset(e->payload() + bytes, 0, pool_.payload_bytes() - bytes);
+    transport_->push(dst_rank, scratch_.data(), epoch_);
+    ++stats_.remote_sent;
+    if (in_round_) red_min_ = std::min(red_min_, time);
+    if (track) {
+      const std::uint32_t r = allocate_record();
+      records_[r] = SendRecord{pool_.at(current_event_).sends, dst, order, time, dst_rank};
+      pool_.at(current_event_).sends = r;
+    }
+  }
+}
+
+void Engine::push_pending(std::uint32_t index) {
+  const EventHeader& e = pool_.at(index);
+  pending_.push(PendingEntry{e.time, e.order, e.src, index});
+}
+
+bool Engine::skip_cancelled_top() {
+  while (!pending_.empty()) {
+    const std::uint32_t index = pending_.top().index;
+    if (pool_.at(index).state != EventState::kCancelled) return true;
+    pending_.pop();
+    pool_.release(index);
+  }
+  return false;
+}
+
+void Engine::execute_forward(std::uint32_t index, LocalLp& lp) {
+  EventHeader& e = pool_.at(index);
+  current_local_ = static_cast<std::uint32_t>(&lp - lps_.data());
+  current_time_ = e.time;
+  current_generation_ = generation_of(e.order);
+  ctx_.bind(e.dst, e.time, e.key(), e.kind, e.payload(), config_.seed);
+  types_[lp.type]->forward(lp.slot, ctx_);
+  ++stats_.processed;
+}
+
+void Engine::commit_and_release(std::uint32_t index, LocalLp& lp) {
+  EventHeader& e = pool_.at(index);
+  LpContext ctx(*this, pool_.payload_bytes());
+  ctx.bind(e.dst, e.time, e.key(), e.kind, e.payload(), config_.seed);
+  types_[lp.type]->commit(lp.slot, ctx);
+  pool_.release(index);
+  ++stats_.committed;
+}
+
+void Engine::init_lps() {
+  for (std::uint32_t local = 0; local < lps_.size(); ++local) {
+    current_local_ = local;
+    current_event_ = kNil;
+    current_time_ = 0;
+    current_generation_ = 0;
+    // Init draws from a stream no event can have (order = all ones).
+    ctx_.bind(lp_ids_[local], 0, EventKey{0, ~std::uint64_t{0}, lp_ids_[local]}, 0, nullptr, config_.seed);
+    types_[lps_[local].type]->init(lps_[local].slot, ctx_);
+  }
+}
+
+void Engine::run_sequential() {
+  std::uint64_t until_clock_check = 1u << 16;
+  while (!pending_.empty()) {
+    const PendingEntry top = pending_.top();
+    if (top.time >= config_.end_time) break;
+    pending_.pop();
+    LocalLp& lp = lps_[index_.find(pool_.at(top.index).dst)];
+    execute_forward(top.index, lp);
+    commit_and_release(top.index, lp);
+    if (--until_clock_check == 0) {
+      until_clock_check = 1u << 16;
+      report_progress(top.time, stats_.committed, false);
+    }
+  }
+}
+
+RunResult Engine::run() {
+  if (ran_) throw std::logic_error("Engine::run() may be called once");
+  ran_ = true;
+  MPI_Barrier(comm_);
+  start_ = std::chrono::steady_clock::now();
+  last_progress_ = start_;
+  init_lps();
+  switch (config_.sync) {
+    case SyncMode::kSequential: run_sequential(); break;
+    case SyncMode::kConservative: run_conservative(); break;
+    case SyncMode::kOptimistic: run_optimistic(); break;
+  }
+  for (std::uint32_t local = 0; local < lps_.size(); ++local) types_[lps_[local].type]->finalize(lps_[local].slot);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  stats_.peak_events = pool_.peak_live();
+  return reduce_result(wall);
+}
+
+void Engine::report_progress(SimTime gvt, std::uint64_t committed_total, bool force) {
+  if (rank_ != 0 || config_.progress_seconds <= 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && std::chrono::duration<double>(now - last_progress_).count() < config_.progress_seconds) return;
+  last_progress_ = now;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const double done = std::min(1.0, static_cast<double>(gvt) / static_cast<double>(config_.end_time));
+  const double eta = done > 0 ? elapsed * (1.0 - done) / done : 0.0;
+  spdlog::info("progress: sim time {:.6g} s ({:.1f}%), committed {} events, {:.3g} events/s, eta {:.1f} s",
+               static_cast<double>(gvt) / static_cast<double>(kPicosPerSecond), 100.0 * done, committed_total,
+               elapsed > 0 ? static_cast<double>(committed_total) / elapsed : 0.0, eta);
+}
+
+std::vector<std::pair<LpId, std::uint64_t>> Engine::local_digests() const {
+  std::vector<std::pair<LpId, std::uint64_t>> out;
+  out.reserve(lps_.size());
+  for (std::uint32_t local = 0; local < lps_.size(); ++local) {
+    out.emplace_back(lp_ids_[local], types_[lps_[local].type]->digest(lps_[local].slot));
+  }
+  return out;
+}
+
+namespace {
+std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+RunResult Engine::reduce_result(double wall_seconds) {
+  RunResult result;
+  result.ranks = ranks_;
+  std::uint64_t digest = 0;
+  for (const auto& [lp, d] : local_digests()) digest += mix64(mix64(lp) ^ d);
+
+  const EngineStats& s = stats_;
+  std::uint64_t sums[] = {s.committed, s.processed,  s.rolled_back,  s.rollbacks,       s.remote_sent,
+                          s.anti_sent, s.annihilated, s.mpi_messages, s.throttle_waits, s.model_state_bytes,
+                          s.local_lps, digest,       peak_rss_bytes()};
+  std::uint64_t maxima[] = {s.peak_uncommitted, s.peak_events, s.event_bytes, s.lp_bytes, peak_rss_bytes(),
+                            s.gvt_rounds};
+  MPI_Allreduce(MPI_IN_PLACE, sums, std::size(sums), MPI_UINT64_T, MPI_SUM, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, maxima, std::size(maxima), MPI_UINT64_T, MPI_MAX, comm_);
+  double wall = wall_seconds;
+  MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, comm_);
+
+  EngineStats& t = result.total;
+  t.committed = sums[0];
+  t.processed = sums[1];
+  t.rolled_back = sums[2];
+  t.rollbacks = sums[3];
+  t.remote_sent = sums[4];
+  t.anti_sent = sums[5];
+  t.annihilated = sums[6];
+  t.mpi_messages = sums[7];
+  t.throttle_waits = sums[8];
+  t.model_state_bytes = sums[9];
+  t.local_lps = sums[10];
+  result.state_digest = sums[11];
+  result.peak_rss_bytes_sum = sums[12];
+  t.peak_uncommitted = maxima[0];
+  t.peak_events = maxima[1];
+  t.event_bytes = maxima[2];
+  t.lp_bytes = maxima[3];
+  result.peak_rss_bytes_max = maxima[4];
+  t.gvt_rounds = maxima[5];
+  result.wall_seconds = wall;
+  result.final_gvt = gvt_;
+  return result;
+}
+
+}  // namespace warpsim

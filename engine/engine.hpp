@@ -1,0 +1,161 @@
+// The Time Warp engine: runs a Model over the ranks of an MPI communicator in one of three sync modes
+// (sequential oracle, conservative windows, optimistic Time Warp) with identical results in all of them.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "engine/engine_config.hpp"
+#include "engine/engine_stats.hpp"
+#include "engine/event_pool.hpp"
+#include "engine/local_index.hpp"
+#include "engine/lp_context.hpp"
+#include "engine/lp_map.hpp"
+#include "engine/model.hpp"
+#include "engine/mpi_transport.hpp"
+#include "engine/pending_queue.hpp"
+#include "engine/remote_event_index.hpp"
+
+namespace warpsim {
+
+struct RunResult {
+  EngineStats total;         // counters summed over ranks; peak_* and per-item sizes are maxima
+  double wall_seconds = 0;   // slowest rank, from the start of init to the end of the run
+  int ranks = 1;
+  std::uint64_t state_digest = 0;  // order-independent combination of every LP's digest
+  std::uint64_t peak_rss_bytes_max = 0;  // largest per-rank peak RSS
+  std::uint64_t peak_rss_bytes_sum = 0;  // sum of per-rank peak RSS
+  SimTime final_gvt = 0;
+};
+
+class Engine final : private EventScheduler {
+ public:
+  Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_Comm comm);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Collective over the communicator. Runs until no event below end_time remains anywhere.
+  RunResult run();
+
+  // After run(): (LP id, state digest) of this rank's LPs in increasing id order.
+  std::vector<std::pair<LpId, std::uint64_t>> local_digests() const;
+  const EngineStats& local_stats() const { return stats_; }
+  int rank() const { return rank_; }
+
+ private:
+  struct LocalLp {
+    std::uint32_t tail = kNil;     // newest processed, uncommitted event
+    std::uint32_t uncommitted = 0; // length of the processed list behind tail
+    std::uint64_t next_seq = 0;    // sequence number of this LP's next send
+    std::uint32_t slot = 0;        // slot in its type
+    std::uint32_t type = 0;
+  };
+  struct SendRecord {
+    std::uint32_t next;
+    std::uint32_t target;  // pool index (local send) or destination LP (remote send)
+    std::uint64_t order;   // kNil-free marker: remote sends keep the child's order here
+    SimTime time;
+    std::int32_t rank;     // -1 for local sends
+  };
+  struct ProcessedLogEntry {
+    std::uint32_t index;
+    std::uint32_t stamp;
+  };
+
+  // EventScheduler
+  void schedule(LpId dst, SimTime delay, std::uint16_t kind, const void* payload, std::size_t bytes) override;
+
+  void init_lps();
+  void run_sequential();
+  void run_conservative();
+  void run_optimistic();
+
+  // Shared pieces.
+  void push_pending(std::uint32_t index);
+  bool skip_cancelled_top();
+  void execute_forward(std::uint32_t index, LocalLp& lp);
+  void commit_and_release(std::uint32_t index, LocalLp& lp);
+  void on_batch(std::uint32_t epoch, const std::byte* records, std::uint32_t count);
+  void poll_network();
+  void drain_network();
+
+  // Optimistic machinery.
+  void deliver_optimistic(std::uint32_t index);
+  void rollback(std::uint32_t local, const EventKey& key, bool inclusive);
+  void cancel_event(std::uint32_t index);
+  void retract_sends(EventHeader& event, LocalLp& lp);
+  void fossil_collect(SimTime gvt);
+  bool can_process_optimistic();
+  void start_gvt_round();
+  void post_gvt_reduction();
+  void progress_gvt_round();
+  std::uint32_t allocate_record();
+  void release_record(std::uint32_t r);
+
+  void report_progress(SimTime gvt, std::uint64_t committed_total, bool force);
+  RunResult reduce_result(double wall_seconds);
+
+  Model& model_;
+  const LpMap& map_;
+  EngineConfig config_;
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int ranks_ = 1;
+  SimTime lookahead_ = 0;
+
+  EventPool pool_;
+  PendingQueue pending_;
+  std::vector<LocalLp> lps_;
+  std::vector<LpId> lp_ids_;
+  LocalIndex index_;
+  std::vector<LpType*> types_;
+  LpContext ctx_;
+  std::unique_ptr<MpiTransport> transport_;
+  std::vector<std::byte> scratch_;  // one wire record
+
+  // The event whose forward handler is running (schedule() reads these).
+  std::uint32_t current_local_ = 0;
+  std::uint32_t current_event_ = kNil;  // kNil during init: init sends are never retracted
+  SimTime current_time_ = 0;
+  std::uint64_t current_generation_ = 0;
+  bool in_reverse_ = false;
+
+  // Optimistic state.
+  std::vector<SendRecord> records_;
+  std::uint32_t free_record_ = kNil;
+  std::vector<ProcessedLogEntry> processed_log_;
+  std::uint32_t stamp_ = 0;
+  RemoteEventIndex remote_index_;
+  std::uint64_t uncommitted_ = 0;
+  std::uint64_t max_uncommitted_ = 0;
+  SimTime gvt_ = 0;
+  bool done_ = false;
+
+  // GVT (Mattern-style two colours via epochs, reduced with non-blocking collectives).
+  std::uint32_t epoch_ = 0;
+  bool in_round_ = false;
+  bool want_round_ = false;
+  std::uint64_t processed_since_round_ = 0;
+  std::uint64_t white_sent_ = 0;
+  std::uint64_t white_received_ = 0;
+  std::uint64_t future_received_[4] = {0, 0, 0, 0};
+  SimTime red_min_ = kTimeInfinity;
+  std::uint64_t sums_in_[3] = {0, 0, 0};
+  std::uint64_t sums_out_[3] = {0, 0, 0};
+  std::uint64_t min_in_ = 0;
+  std::uint64_t min_out_ = 0;
+  MPI_Request requests_[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+
+  EngineStats stats_;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_progress_;
+  bool ran_ = false;
+};
+
+}  // namespace warpsim

@@ -1,0 +1,38 @@
+// Run settings of the engine: sync mode, end time, seed and the optimistic/conservative knobs.
+// Defaults are sized so that any rank count works without tuning (the pool grows on demand).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/sim_time.hpp"
+
+namespace warpsim {
+
+enum class SyncMode { kSequential, kConservative, kOptimistic };
+
+std::optional<SyncMode> parse_sync_mode(std::string_view text);
+std::string_view to_string(SyncMode mode);
+
+struct EngineConfig {
+  SyncMode sync = SyncMode::kOptimistic;
+  SimTime end_time = 0;  // events at or after end_time are not executed
+  std::uint64_t seed = 1;
+  // Optimistic: events a rank processes between GVT rounds it starts itself.
+  std::uint32_t gvt_interval = 4096;
+  // Optimistic: processed-but-uncommitted events a rank may hold before it waits for GVT (memory bound).
+  // 0 = automatic (16 x gvt_interval).
+  std::uint64_t max_uncommitted = 0;
+  // Optimistic: events more than this ahead of GVT wait (time-window throttle); infinity = off.
+  SimTime optimism_window = kTimeInfinity;
+  // Events handled between polls of the network (and flushes of partly filled send batches).
+  std::uint32_t poll_interval = 16;
+  // Events per MPI message at most.
+  std::uint32_t batch = 256;
+  // Seconds between progress lines on rank 0; 0 = silent.
+  double progress_seconds = 2.0;
+};
+
+}  // namespace warpsim

@@ -1,0 +1,19 @@
+// Key/value report printing (see key_value_report.hpp).
+#include "io/key_value_report.hpp"
+
+#include <cstdio>
+
+namespace warpsim::io {
+
+void KeyValueReport::add(std::string key, double value, int precision) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", precision, value);
+  add(std::move(key), std::string(buffer));
+}
+
+void KeyValueReport::print(std::ostream& out) const {
+  for (const auto& [key, value] : rows_) out << key << ": " << value << '\n';
+  out.flush();
+}
+
+}  // namespace warpsim::io

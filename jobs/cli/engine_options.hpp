@@ -1,0 +1,29 @@
+// Engine flags shared by every simulating subcommand (--sync, --seed, GVT/throttle knobs).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "engine/engine_config.hpp"
+
+namespace warpsim::cli {
+
+struct EngineOptions {
+  std::string sync = "optimistic";
+  std::int64_t seed = 1;
+  std::int64_t gvt_interval = 4096;
+  std::int64_t max_uncommitted = 0;
+  double optimism_window = 0;  // in the command's time unit; 0 = off
+  std::int64_t poll_interval = 16;
+  std::int64_t batch = 256;
+  double progress_seconds = 2.0;
+  std::string partition = "block";
+};
+
+void add_engine_options(CLI::App& command, EngineOptions& options);
+// Validates and converts; throws UsageError naming the flag. time_unit_ps scales --optimism-window.
+EngineConfig to_engine_config(const EngineOptions& options, SimTime end_time, SimTime time_unit_ps);
+
+}  // namespace warpsim::cli

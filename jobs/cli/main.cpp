@@ -1,0 +1,71 @@
+// The warpsim binary: one subcommand per task (phold today; run, sweep, partition, submit, serve, inspect
+// as their layers land). Every rank parses the same arguments; rank 0 reports errors.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <functional>
+#include <iostream>
+#include <vector>
+
+#include "engine/mpi_session.hpp"
+#include "io/logging.hpp"
+#include "jobs/cli/phold_command.hpp"
+#include "jobs/cli/usage_error.hpp"
+
+int main(int argc, char** argv) {
+  warpsim::MpiSession mpi(&argc, &argv);
+  const int rank = mpi.rank();
+  auto fail = [&](const std::string& message, int code) {
+    if (rank == 0) std::cerr << "warpsim: error: " << message << '\n';
+    return code;
+  };
+
+  CLI::App app{"warpsim: parallel discrete-event simulation of HPC clusters and training jobs"};
+  app.require_subcommand(1);
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "trace | debug | info | warn | error | off")->capture_default_str();
+  std::vector<std::function<int()>> commands;
+  commands.push_back(warpsim::cli::add_phold_command(app, rank, mpi.size()));
+
+  // A mistyped subcommand deserves its name in the error, not CLI11's generic "subcommand required".
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const auto* sub : app.get_subcommands({})) known = known || sub->check_name(argv[1]);
+    if (!known) {
+      std::string names;
+      for (const auto* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+      return fail(std::string("unknown subcommand '") + argv[1] + "' (available: " + names + ")",
+                  warpsim::cli::kUsageExitCode);
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    if (rank == 0) app.exit(e);
+    return 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    if (rank == 0) app.exit(e);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    return fail(e.what(), warpsim::cli::kUsageExitCode);
+  }
+  if (!warpsim::io::setup_logging(log_level, rank)) {
+    return fail("--log-level: unknown level '" + log_level + "'", warpsim::cli::kUsageExitCode);
+  }
+
+  try {
+    for (auto& command : commands) {
+      const int code = command();
+      if (code >= 0) return code;
+    }
+    return fail("no subcommand given", warpsim::cli::kUsageExitCode);
+  } catch (const warpsim::cli::UsageError& e) {
+    return fail(e.what(), warpsim::cli::kUsageExitCode);
+  } catch (const std::invalid_argument& e) {
+    return fail(e.what(), warpsim::cli::kUsageExitCode);
+  } catch (const std::exception& e) {
+    if (rank == 0 || mpi.size() > 1) std::cerr << "warpsim: fatal (rank " << rank << "): " << e.what() << '\n';
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+  }
+}

@@ -1,0 +1,55 @@
+// PHOLD logical process (see phold_model.hpp).
+#include "models/phold/phold_model.hpp"
+
+#include <cmath>
+
+namespace warpsim::phold {
+
+namespace {
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  return x ^ (x >> 33);
+}
+std::uint64_t key_hash(const EventKey& k) { return mix(k.time ^ mix(k.order ^ mix(k.src))); }
+}  // namespace
+
+SimTime to_engine_time(double units) { return static_cast<SimTime>(std::llround(units * static_cast<double>(kTimeUnit))); }
+
+PholdLp::PholdLp(const PholdParams& params) : params_(params), lookahead_ps_(to_engine_time(params.lookahead)) {}
+
+std::uint32_t PholdLp::add_lp(LpId) {
+  states_.push_back(State{0, 0});
+  return static_cast<std::uint32_t>(states_.size() - 1);
+}
+
+SimTime PholdLp::draw_delay(LpContext& ctx) const {
+  return lookahead_ps_ + to_engine_time(ctx.rng().exponential(params_.mean));
+}
+
+void PholdLp::init(std::uint32_t, LpContext& ctx) {
+  for (std::uint32_t i = 0; i < params_.start_events; ++i) ctx.send(ctx.self(), draw_delay(ctx), 0);
+}
+
+void PholdLp::forward(std::uint32_t slot, LpContext& ctx) {
+  State& s = states_[slot];
+  ++s.handled;
+  s.checksum += key_hash(ctx.event_key());
+  LpId dst = ctx.self();
+  if (ctx.rng().uniform() <= params_.remote) dst = static_cast<LpId>(ctx.rng().below(params_.lp_count));
+  ctx.send(dst, draw_delay(ctx), 0);
+}
+
+void PholdLp::reverse(std::uint32_t slot, LpContext& ctx) {
+  State& s = states_[slot];
+  --s.handled;
+  s.checksum -= key_hash(ctx.event_key());
+}
+
+std::uint64_t PholdLp::digest(std::uint32_t slot) const {
+  return mix(states_[slot].handled ^ mix(states_[slot].checksum));
+}
+
+}  // namespace warpsim::phold

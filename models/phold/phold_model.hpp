@@ -1,0 +1,64 @@
+// PHOLD (Fujimoto's synthetic benchmark) with ROSS's semantics, so figures compare with ROSS's PHOLD:
+// each LP starts with `start_events` events; handling one schedules one new event at
+// now + lookahead + Exp(mean); with probability `remote` its destination is uniform over all LPs, else the
+// LP itself. One PHOLD time unit is one microsecond of engine time.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "engine/model.hpp"
+
+namespace warpsim::phold {
+
+struct PholdParams {
+  std::uint64_t lp_count = 2048;
+  std::uint32_t start_events = 1;
+  double lookahead = 1.0;  // time units
+  double mean = 1.0;       // time units
+  double remote = 0.25;    // probability in [0, 1]
+};
+
+inline constexpr SimTime kTimeUnit = kPicosPerMicro;
+SimTime to_engine_time(double units);
+
+class PholdLp final : public LpType {
+ public:
+  explicit PholdLp(const PholdParams& params);
+  std::string_view name() const override { return "phold"; }
+  std::size_t state_bytes() const override { return sizeof(State); }
+  std::uint32_t add_lp(LpId id) override;
+  void init(std::uint32_t slot, LpContext& ctx) override;
+  void forward(std::uint32_t slot, LpContext& ctx) override;
+  void reverse(std::uint32_t slot, LpContext& ctx) override;
+  std::uint64_t digest(std::uint32_t slot) const override;
+
+ private:
+  struct State {
+    std::uint64_t handled;   // events handled
+    std::uint64_t checksum;  // sum of a hash of every handled event's key: order-sensitive to *which* events
+  };
+  SimTime draw_delay(LpContext& ctx) const;
+
+  PholdParams params_;
+  SimTime lookahead_ps_;
+  std::vector<State> states_;
+};
+
+class PholdModel final : public Model {
+ public:
+  explicit PholdModel(const PholdParams& params) : params_(params), lp_type_(params) {}
+  std::uint64_t lp_count() const override { return params_.lp_count; }
+  std::size_t type_count() const override { return 1; }
+  LpType& type(std::size_t) override { return lp_type_; }
+  std::size_t type_of(LpId) const override { return 0; }
+  std::size_t payload_bytes() const override { return 0; }
+  SimTime lookahead() const override { return to_engine_time(params_.lookahead); }
+
+ private:
+  PholdParams params_;
+  PholdLp lp_type_;
+};
+
+}  // namespace warpsim::phold
