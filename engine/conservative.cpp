@@ -27,8 +27,8 @@ void Engine::run_conservative() {
     gvt_ = next;
     ++stats_.gvt_rounds;
     if (next >= config_.end_time) break;
-    const SimTime window_end = std::min(config_.end_time, next > kTimeInfinity - lookahead_ ? kTimeInfinity
-                                                                                          : next + lookahead_);
+    const SimTime window_end =
+        std::min(config_.end_time, next > kTimeInfinity - lookahead_ ? kTimeInfinity : next + lookahead_);
     while (!pending_.empty() && pending_.top().time < window_end) {
       const std::uint32_t index = pending_.top().index;
       pending_.pop();

@@ -21,9 +21,12 @@ std::optional<SyncMode> parse_sync_mode(std::string_view text) {
 
 std::string_view to_string(SyncMode mode) {
   switch (mode) {
-    case SyncMode::kSequential: return "sequential";
-    case SyncMode::kConservative: return "conservative";
-    case SyncMode::kOptimistic: return "optimistic";
+    case SyncMode::kSequential:
+      return "sequential";
+    case SyncMode::kConservative:
+      return "conservative";
+    case SyncMode::kOptimistic:
+      return "optimistic";
   }
   return "unknown";
 }
@@ -38,20 +41,21 @@ Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_C
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &ranks_);
   if (map_.rank_count() != ranks_) {
-    throw std::invalid_argument("partition has " + std::to_string(map_.rank_count()) + " ranks but the run has " +
-                                std::to_string(ranks_));
+    throw std::invalid_argument("partition has " + std::to_string(map_.rank_count()) +
+                                " ranks but the run has " + std::to_string(ranks_));
   }
   if (config_.sync == SyncMode::kSequential && ranks_ != 1) {
-    throw std::invalid_argument("sync mode 'sequential' runs on exactly 1 rank (got " + std::to_string(ranks_) +
-                                "); use conservative or optimistic for more");
+    throw std::invalid_argument("sync mode 'sequential' runs on exactly 1 rank (got " +
+                                std::to_string(ranks_) + "); use conservative or optimistic for more");
   }
   if (config_.end_time == 0) throw std::invalid_argument("end time must be > 0");
   lookahead_ = model_.lookahead();
   if (config_.sync == SyncMode::kConservative && lookahead_ == 0) {
     throw std::invalid_argument("the conservative mode needs a model lookahead > 0");
   }
-  max_uncommitted_ = config_.max_uncommitted != 0 ? config_.max_uncommitted
-                                                  : std::uint64_t{16} * std::max<std::uint32_t>(1, config_.gvt_interval);
+  max_uncommitted_ = config_.max_uncommitted != 0
+                         ? config_.max_uncommitted
+                         : std::uint64_t{16} * std::max<std::uint32_t>(1, config_.gvt_interval);
   scratch_.resize(pool_.stride());
   transport_ = std::make_unique<MpiTransport>(comm_, pool_.stride(), config_.batch);
 
@@ -61,7 +65,8 @@ Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_C
   lps_.resize(lp_ids_.size());
   for (std::size_t i = 0; i < lp_ids_.size(); ++i) {
     const LpId id = lp_ids_[i];
-    if (id >= model_.lp_count()) throw std::invalid_argument("partition names LP " + std::to_string(id) + " beyond the model");
+    if (id >= model_.lp_count())
+      throw std::invalid_argument("partition names LP " + std::to_string(id) + " beyond the model");
     const auto type = model_.type_of(id);
     lps_[i].type = static_cast<std::uint32_t>(type);
     lps_[i].slot = types_[type]->add_lp(id);
@@ -76,13 +81,15 @@ Engine::~Engine() = default;
 
 void Engine::schedule(LpId dst, SimTime delay, std::uint16_t kind, const void* payload, std::size_t bytes) {
   if (in_reverse_) throw std::logic_error("reverse handlers must not send events");
-  if (bytes > pool_.payload_bytes()) throw std::logic_error("event payload larger than the model's payload_bytes()");
-  if (dst >= model_.lp_count()) throw std::out_of_range("send to LP " + std::to_string(dst) + " beyond the model");
+  if (bytes > pool_.payload_bytes())
+    throw std::logic_error("event payload larger than the model's payload_bytes()");
+  if (dst >= model_.lp_count())
+    throw std::out_of_range("send to LP " + std::to_string(dst) + " beyond the model");
   LocalLp& lp = lps_[current_local_];
   const LpId self = lp_ids_[current_local_];
   if (config_.sync == SyncMode::kConservative && dst != self && delay < lookahead_) {
-    throw std::logic_error("LP " + std::to_string(self) + " sent to LP " + std::to_string(dst) + " with delay " +
-                           std::to_string(delay) + " ps, below the model's lookahead of " +
+    throw std::logic_error("LP " + std::to_string(self) + " sent to LP " + std::to_string(dst) +
+                           " with delay " + std::to_string(delay) + " ps, below the model's lookahead of " +
                            std::to_string(lookahead_) + " ps");
   }
   const SimTime time = delay > kTimeInfinity - current_time_ ? kTimeInfinity : current_time_ + delay;
@@ -126,7 +133,13 @@ void Engine::schedule(LpId dst, SimTime delay, std::uint16_t kind, const void* p
 
 void Engine::push_pending(std::uint32_t index) {
   const EventHeader& e = pool_.at(index);
-  pending_.push(PendingEntry{e.time, e.order, e.src, index});
+  pending_.push(PendingEntry{e.time, e.order, e.src, index, e.dst});
+}
+
+void Engine::prefetch_next() {
+  const PendingEntry& next = pending_.top();
+  __builtin_prefetch(&pool_.at(next.index));
+  __builtin_prefetch(&lps_[index_.find(next.dst)]);
 }
 
 bool Engine::skip_cancelled_top() {
@@ -176,7 +189,9 @@ void Engine::run_sequential() {
     const PendingEntry top = pending_.top();
     if (top.time >= config_.end_time) break;
     pending_.pop();
-    LocalLp& lp = lps_[index_.find(pool_.at(top.index).dst)];
+    // The next event was written long ago: start its cache miss now, while this one runs.
+    if (!pending_.empty()) prefetch_next();
+    LocalLp& lp = lps_[index_.find(top.dst)];
     execute_forward(top.index, lp);
     commit_and_release(top.index, lp);
     if (--until_clock_check == 0) {
@@ -194,11 +209,18 @@ RunResult Engine::run() {
   last_progress_ = start_;
   init_lps();
   switch (config_.sync) {
-    case SyncMode::kSequential: run_sequential(); break;
-    case SyncMode::kConservative: run_conservative(); break;
-    case SyncMode::kOptimistic: run_optimistic(); break;
+    case SyncMode::kSequential:
+      run_sequential();
+      break;
+    case SyncMode::kConservative:
+      run_conservative();
+      break;
+    case SyncMode::kOptimistic:
+      run_optimistic();
+      break;
   }
-  for (std::uint32_t local = 0; local < lps_.size(); ++local) types_[lps_[local].type]->finalize(lps_[local].slot);
+  for (std::uint32_t local = 0; local < lps_.size(); ++local)
+    types_[lps_[local].type]->finalize(lps_[local].slot);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   stats_.peak_events = pool_.peak_live();
   return reduce_result(wall);
@@ -207,7 +229,8 @@ RunResult Engine::run() {
 void Engine::report_progress(SimTime gvt, std::uint64_t committed_total, bool force) {
   if (rank_ != 0 || config_.progress_seconds <= 0) return;
   const auto now = std::chrono::steady_clock::now();
-  if (!force && std::chrono::duration<double>(now - last_progress_).count() < config_.progress_seconds) return;
+  if (!force && std::chrono::duration<double>(now - last_progress_).count() < config_.progress_seconds)
+    return;
   last_progress_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double done = std::min(1.0, static_cast<double>(gvt) / static_cast<double>(config_.end_time));
@@ -243,11 +266,11 @@ RunResult Engine::reduce_result(double wall_seconds) {
   for (const auto& [lp, d] : local_digests()) digest += mix64(mix64(lp) ^ d);
 
   const EngineStats& s = stats_;
-  std::uint64_t sums[] = {s.committed, s.processed,  s.rolled_back,  s.rollbacks,       s.remote_sent,
-                          s.anti_sent, s.annihilated, s.mpi_messages, s.throttle_waits, s.model_state_bytes,
-                          s.local_lps, digest,       peak_rss_bytes()};
-  std::uint64_t maxima[] = {s.peak_uncommitted, s.peak_events, s.event_bytes, s.lp_bytes, peak_rss_bytes(),
-                            s.gvt_rounds};
+  std::uint64_t sums[] = {s.committed, s.processed,   s.rolled_back,   s.rollbacks,      s.remote_sent,
+                          s.anti_sent, s.annihilated, s.mpi_messages,  s.throttle_waits, s.model_state_bytes,
+                          s.local_lps, digest,        peak_rss_bytes()};
+  std::uint64_t maxima[] = {s.peak_uncommitted, s.peak_events,    s.event_bytes,
+                            s.lp_bytes,         peak_rss_bytes(), s.gvt_rounds};
   MPI_Allreduce(MPI_IN_PLACE, sums, std::size(sums), MPI_UINT64_T, MPI_SUM, comm_);
   MPI_Allreduce(MPI_IN_PLACE, maxima, std::size(maxima), MPI_UINT64_T, MPI_MAX, comm_);
   double wall = wall_seconds;

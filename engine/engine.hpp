@@ -24,10 +24,10 @@
 namespace warpsim {
 
 struct RunResult {
-  EngineStats total;         // counters summed over ranks; peak_* and per-item sizes are maxima
-  double wall_seconds = 0;   // slowest rank, from the start of init to the end of the run
+  EngineStats total;        // counters summed over ranks; peak_* and per-item sizes are maxima
+  double wall_seconds = 0;  // slowest rank, from the start of init to the end of the run
   int ranks = 1;
-  std::uint64_t state_digest = 0;  // order-independent combination of every LP's digest
+  std::uint64_t state_digest = 0;        // order-independent combination of every LP's digest
   std::uint64_t peak_rss_bytes_max = 0;  // largest per-rank peak RSS
   std::uint64_t peak_rss_bytes_sum = 0;  // sum of per-rank peak RSS
   SimTime final_gvt = 0;
@@ -50,10 +50,10 @@ class Engine final : private EventScheduler {
 
  private:
   struct LocalLp {
-    std::uint32_t tail = kNil;     // newest processed, uncommitted event
-    std::uint32_t uncommitted = 0; // length of the processed list behind tail
-    std::uint64_t next_seq = 0;    // sequence number of this LP's next send
-    std::uint32_t slot = 0;        // slot in its type
+    std::uint32_t tail = kNil;      // newest processed, uncommitted event
+    std::uint32_t uncommitted = 0;  // length of the processed list behind tail
+    std::uint64_t next_seq = 0;     // sequence number of this LP's next send
+    std::uint32_t slot = 0;         // slot in its type
     std::uint32_t type = 0;
   };
   struct SendRecord {
@@ -61,7 +61,7 @@ class Engine final : private EventScheduler {
     std::uint32_t target;  // pool index (local send) or destination LP (remote send)
     std::uint64_t order;   // kNil-free marker: remote sends keep the child's order here
     SimTime time;
-    std::int32_t rank;     // -1 for local sends
+    std::int32_t rank;  // -1 for local sends
   };
   struct ProcessedLogEntry {
     std::uint32_t index;
@@ -79,6 +79,7 @@ class Engine final : private EventScheduler {
   // Shared pieces.
   void push_pending(std::uint32_t index);
   bool skip_cancelled_top();
+  void prefetch_next();
   void execute_forward(std::uint32_t index, LocalLp& lp);
   void commit_and_release(std::uint32_t index, LocalLp& lp);
   void on_batch(std::uint32_t epoch, const std::byte* records, std::uint32_t count);

@@ -33,8 +33,12 @@ struct EventKey {
 inline std::uint64_t make_order(std::uint64_t generation, std::uint64_t sequence) {
   return (generation << kSequenceBits) | (sequence & kSequenceMask);
 }
-inline std::uint64_t generation_of(std::uint64_t order) { return order >> kSequenceBits; }
-inline std::uint64_t sequence_of(std::uint64_t order) { return order & kSequenceMask; }
+inline std::uint64_t generation_of(std::uint64_t order) {
+  return order >> kSequenceBits;
+}
+inline std::uint64_t sequence_of(std::uint64_t order) {
+  return order & kSequenceMask;
+}
 
 enum class EventState : std::uint8_t { kFree, kPending, kProcessed, kCancelled };
 

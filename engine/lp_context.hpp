@@ -48,7 +48,9 @@ class LpContext {
     static_assert(std::is_trivially_copyable_v<T>, "event payloads are copied as bytes");
     scheduler_->schedule(dst, delay, kind, &payload, sizeof(T));
   }
-  void send(LpId dst, SimTime delay, std::uint16_t kind) { scheduler_->schedule(dst, delay, kind, nullptr, 0); }
+  void send(LpId dst, SimTime delay, std::uint16_t kind) {
+    scheduler_->schedule(dst, delay, kind, nullptr, 0);
+  }
 
   // Kernel side: point the context at the event about to be handled.
   void bind(LpId self, SimTime now, const EventKey& key, std::uint16_t kind, std::byte* payload,

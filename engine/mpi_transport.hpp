@@ -30,7 +30,8 @@ class MpiTransport {
   void flush_all(std::uint32_t epoch);
 
   // Receives every batch that has arrived; calls on_batch(epoch, records, count) for each.
-  using BatchHandler = std::function<void(std::uint32_t epoch, const std::byte* records, std::uint32_t count)>;
+  using BatchHandler =
+      std::function<void(std::uint32_t epoch, const std::byte* records, std::uint32_t count)>;
   std::uint64_t poll(const BatchHandler& on_batch);
 
   // Waits until every Isend issued so far has completed.

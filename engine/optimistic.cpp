@@ -69,8 +69,8 @@ void Engine::retract_sends(EventHeader& event, LocalLp& lp) {
     } else {
       auto* anti = reinterpret_cast<EventHeader*>(scratch_.data());
       std::memset(scratch_.data(), 0, scratch_.size());
-      *anti = EventHeader{record.time, record.order, event.dst, record.target, kNil, kNil, kNil, 0,
-                          EventState::kPending, kFlagAnti};
+      *anti = EventHeader{record.time, record.order, event.dst, record.target,        kNil,
+                          kNil,        kNil,         0,         EventState::kPending, kFlagAnti};
       transport_->push(record.rank, scratch_.data(), epoch_);
       if (in_round_) red_min_ = std::min(red_min_, record.time);
       ++stats_.anti_sent;
@@ -229,9 +229,11 @@ void Engine::run_optimistic() {
   while (!done_) {
     if (can_process_optimistic()) {
       const std::uint32_t index = pending_.top().index;
+      const LpId dst = pending_.top().dst;
       pending_.pop();
+      if (!pending_.empty()) prefetch_next();
       EventHeader& e = pool_.at(index);
-      LocalLp& lp = lps_[index_.find(e.dst)];
+      LocalLp& lp = lps_[index_.find(dst)];
       e.state = EventState::kProcessed;
       e.prev = lp.tail;
       e.next = ++stamp_;

@@ -38,7 +38,8 @@ class Rng {
   Rng() = default;
   Rng(std::uint64_t seed, std::uint32_t stream_hi, std::uint64_t stream_lo)
       : key_{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)},
-        stream_{stream_hi, static_cast<std::uint32_t>(stream_lo), static_cast<std::uint32_t>(stream_lo >> 32)} {}
+        stream_{stream_hi, static_cast<std::uint32_t>(stream_lo),
+                static_cast<std::uint32_t>(stream_lo >> 32)} {}
 
   std::uint64_t next_u64() {
     if (have_spare_) {

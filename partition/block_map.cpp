@@ -10,13 +10,16 @@ namespace {
 void check(std::uint64_t lp_count, int ranks) {
   if (ranks < 1) throw std::invalid_argument("ranks must be >= 1");
   if (lp_count < static_cast<std::uint64_t>(ranks)) {
-    throw std::invalid_argument("more ranks (" + std::to_string(ranks) + ") than LPs (" + std::to_string(lp_count) + ")");
+    throw std::invalid_argument("more ranks (" + std::to_string(ranks) + ") than LPs (" +
+                                std::to_string(lp_count) + ")");
   }
   if (lp_count > 0xffffffffull) throw std::invalid_argument("more than 2^32-1 LPs");
 }
 }  // namespace
 
-BlockLpMap::BlockLpMap(std::uint64_t lp_count, int ranks) : lp_count_(lp_count), ranks_(ranks) { check(lp_count, ranks); }
+BlockLpMap::BlockLpMap(std::uint64_t lp_count, int ranks) : lp_count_(lp_count), ranks_(ranks) {
+  check(lp_count, ranks);
+}
 
 LpId BlockLpMap::first_of(int rank) const {
   return static_cast<LpId>(static_cast<std::uint64_t>(rank) * lp_count_ / static_cast<std::uint64_t>(ranks_));
@@ -45,7 +48,8 @@ RoundRobinLpMap::RoundRobinLpMap(std::uint64_t lp_count, int ranks) : lp_count_(
 
 std::vector<LpId> RoundRobinLpMap::lps_of(int rank) const {
   std::vector<LpId> out;
-  for (std::uint64_t lp = static_cast<std::uint64_t>(rank); lp < lp_count_; lp += static_cast<std::uint64_t>(ranks_)) {
+  for (std::uint64_t lp = static_cast<std::uint64_t>(rank); lp < lp_count_;
+       lp += static_cast<std::uint64_t>(ranks_)) {
     out.push_back(static_cast<LpId>(lp));
   }
   return out;

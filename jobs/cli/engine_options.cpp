@@ -13,18 +13,22 @@ void add_engine_options(CLI::App& command, EngineOptions& o) {
       ->capture_default_str();
   command.add_option("--gvt-interval", o.gvt_interval, "events a rank handles between GVT rounds")
       ->capture_default_str();
-  command.add_option("--max-uncommitted", o.max_uncommitted,
-                     "optimism throttle: uncommitted events per rank before it waits for GVT (0 = 16 x gvt-interval)")
+  command
+      .add_option(
+          "--max-uncommitted", o.max_uncommitted,
+          "optimism throttle: uncommitted events per rank before it waits for GVT (0 = 16 x gvt-interval)")
       ->capture_default_str();
-  command.add_option("--optimism-window", o.optimism_window,
-                     "optimism throttle: time units beyond GVT a rank may run ahead (0 = unlimited)")
+  command
+      .add_option("--optimism-window", o.optimism_window,
+                  "optimism throttle: time units beyond GVT a rank may run ahead (0 = unlimited)")
       ->capture_default_str();
   command.add_option("--poll-interval", o.poll_interval, "events handled between network polls")
       ->capture_default_str();
   command.add_option("--batch", o.batch, "events per MPI message at most")->capture_default_str();
   command.add_option("--progress-seconds", o.progress_seconds, "seconds between progress lines (0 = none)")
       ->capture_default_str();
-  command.add_option("--partition", o.partition, "LP to rank mapping: block | round-robin")->capture_default_str();
+  command.add_option("--partition", o.partition, "LP to rank mapping: block | round-robin")
+      ->capture_default_str();
 }
 
 namespace {
@@ -36,7 +40,9 @@ void require_positive(std::int64_t value, const char* flag) {
 EngineConfig to_engine_config(const EngineOptions& o, SimTime end_time, SimTime time_unit_ps) {
   EngineConfig c;
   const auto mode = parse_sync_mode(o.sync);
-  if (!mode) throw UsageError("--sync: unknown mode '" + o.sync + "' (expected sequential, conservative or optimistic)");
+  if (!mode)
+    throw UsageError("--sync: unknown mode '" + o.sync +
+                     "' (expected sequential, conservative or optimistic)");
   c.sync = *mode;
   if (o.seed < 0) throw UsageError("--seed must be >= 0 (got " + std::to_string(o.seed) + ")");
   c.seed = static_cast<std::uint64_t>(o.seed);
@@ -57,9 +63,10 @@ EngineConfig to_engine_config(const EngineOptions& o, SimTime end_time, SimTime 
   c.poll_interval = static_cast<std::uint32_t>(o.poll_interval);
   c.batch = static_cast<std::uint32_t>(o.batch);
   c.max_uncommitted = static_cast<std::uint64_t>(o.max_uncommitted);
-  c.optimism_window = o.optimism_window == 0
-                          ? kTimeInfinity
-                          : static_cast<SimTime>(std::llround(o.optimism_window * static_cast<double>(time_unit_ps)));
+  c.optimism_window =
+      o.optimism_window == 0
+          ? kTimeInfinity
+          : static_cast<SimTime>(std::llround(o.optimism_window * static_cast<double>(time_unit_ps)));
   c.progress_seconds = o.progress_seconds;
   c.end_time = end_time;
   return c;

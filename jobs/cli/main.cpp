@@ -1,7 +1,7 @@
 // The warpsim binary: one subcommand per task (phold today; run, sweep, partition, submit, serve, inspect
 // as their layers land). Every rank parses the same arguments; rank 0 reports errors.
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include <functional>
 #include <iostream>
@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
   CLI::App app{"warpsim: parallel discrete-event simulation of HPC clusters and training jobs"};
   app.require_subcommand(1);
   std::string log_level = "info";
-  app.add_option("--log-level", log_level, "trace | debug | info | warn | error | off")->capture_default_str();
+  app.add_option("--log-level", log_level, "trace | debug | info | warn | error | off")
+      ->capture_default_str();
   std::vector<std::function<int()>> commands;
   commands.push_back(warpsim::cli::add_phold_command(app, rank, mpi.size()));
 
@@ -64,7 +65,8 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     return fail(e.what(), warpsim::cli::kUsageExitCode);
   } catch (const std::exception& e) {
-    if (rank == 0 || mpi.size() > 1) std::cerr << "warpsim: fatal (rank " << rank << "): " << e.what() << '\n';
+    if (rank == 0 || mpi.size() > 1)
+      std::cerr << "warpsim: fatal (rank " << rank << "): " << e.what() << '\n';
     MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;
   }

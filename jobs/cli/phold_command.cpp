@@ -69,8 +69,10 @@ void write_digests(const Engine& engine, const std::string& path, int rank, int 
 }
 
 int run_phold(const PholdOptions& o, int rank, int ranks) {
-  if (o.lps_per_rank < 1) throw UsageError("--lps-per-rank must be >= 1 (got " + std::to_string(o.lps_per_rank) + ")");
-  if (o.start_events < 1) throw UsageError("--start-events must be >= 1 (got " + std::to_string(o.start_events) + ")");
+  if (o.lps_per_rank < 1)
+    throw UsageError("--lps-per-rank must be >= 1 (got " + std::to_string(o.lps_per_rank) + ")");
+  if (o.start_events < 1)
+    throw UsageError("--start-events must be >= 1 (got " + std::to_string(o.start_events) + ")");
   if (!(o.end_time > 0) || !std::isfinite(o.end_time)) throw UsageError("--end-time must be > 0");
   if (!(o.lookahead >= 0) || !std::isfinite(o.lookahead)) throw UsageError("--lookahead must be >= 0");
   if (!(o.mean > 0) || !std::isfinite(o.mean)) throw UsageError("--mean must be > 0");
@@ -116,9 +118,10 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
   report.add("events processed", t.processed);
   report.add("events rolled back", t.rolled_back);
   report.add("rollbacks", t.rollbacks);
-  const double efficiency = t.committed == 0 ? 100.0
-                                             : 100.0 * (1.0 - static_cast<double>(t.rolled_back) /
-                                                                  static_cast<double>(t.committed));
+  const double efficiency =
+      t.committed == 0
+          ? 100.0
+          : 100.0 * (1.0 - static_cast<double>(t.rolled_back) / static_cast<double>(t.committed));
   report.add("efficiency", efficiency, 2);
   report.add("event rate", r.wall_seconds > 0 ? static_cast<double>(t.committed) / r.wall_seconds : 0.0, 0);
   report.add("wall seconds", r.wall_seconds, 3);
@@ -143,12 +146,15 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
 
 std::function<int()> add_phold_command(CLI::App& app, int rank, int ranks) {
   auto options = std::make_shared<PholdOptions>();
-  CLI::App* cmd = app.add_subcommand("phold", "PHOLD benchmark on the Time Warp engine (ROSS-compatible semantics)");
+  CLI::App* cmd =
+      app.add_subcommand("phold", "PHOLD benchmark on the Time Warp engine (ROSS-compatible semantics)");
   cmd->add_option("--lps-per-rank", options->lps_per_rank, "LPs on each rank (total = this x ranks)")
       ->capture_default_str();
   cmd->add_option("--start-events", options->start_events, "initial events per LP")->capture_default_str();
-  cmd->add_option("--lookahead", options->lookahead, "minimum delay of every event, time units")->capture_default_str();
-  cmd->add_option("--mean", options->mean, "mean of the exponential extra delay, time units")->capture_default_str();
+  cmd->add_option("--lookahead", options->lookahead, "minimum delay of every event, time units")
+      ->capture_default_str();
+  cmd->add_option("--mean", options->mean, "mean of the exponential extra delay, time units")
+      ->capture_default_str();
   cmd->add_option("--remote", options->remote, "probability that an event goes to a uniformly random LP")
       ->capture_default_str();
   cmd->add_option("--end-time", options->end_time, "simulated end time, time units (1 unit = 1 us)")

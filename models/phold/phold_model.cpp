@@ -13,12 +13,17 @@ std::uint64_t mix(std::uint64_t x) {
   x *= 0xc4ceb9fe1a85ec53ull;
   return x ^ (x >> 33);
 }
-std::uint64_t key_hash(const EventKey& k) { return mix(k.time ^ mix(k.order ^ mix(k.src))); }
+std::uint64_t key_hash(const EventKey& k) {
+  return mix(k.time ^ mix(k.order ^ mix(k.src)));
+}
 }  // namespace
 
-SimTime to_engine_time(double units) { return static_cast<SimTime>(std::llround(units * static_cast<double>(kTimeUnit))); }
+SimTime to_engine_time(double units) {
+  return static_cast<SimTime>(std::llround(units * static_cast<double>(kTimeUnit)));
+}
 
-PholdLp::PholdLp(const PholdParams& params) : params_(params), lookahead_ps_(to_engine_time(params.lookahead)) {}
+PholdLp::PholdLp(const PholdParams& params)
+    : params_(params), lookahead_ps_(to_engine_time(params.lookahead)) {}
 
 std::uint32_t PholdLp::add_lp(LpId) {
   states_.push_back(State{0, 0});

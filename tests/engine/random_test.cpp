@@ -1,4 +1,5 @@
-// Philox4x32-10 known-answer vectors (Random123's kat_vectors) and the stream properties the engine relies on.
+// Philox4x32-10 known-answer vectors (Random123's kat_vectors) and the stream properties the engine relies
+// on.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -10,10 +11,12 @@ namespace warpsim {
 TEST(Philox, MatchesRandom123KnownAnswers) {
   EXPECT_EQ(Philox4x32::generate({0, 0, 0, 0}, {0, 0}),
             (Philox4x32::Block{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}));
-  EXPECT_EQ(Philox4x32::generate({0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}, {0xffffffffu, 0xffffffffu}),
-            (Philox4x32::Block{0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu}));
-  EXPECT_EQ(Philox4x32::generate({0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}, {0xa4093822u, 0x299f31d0u}),
-            (Philox4x32::Block{0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u}));
+  EXPECT_EQ(
+      Philox4x32::generate({0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}, {0xffffffffu, 0xffffffffu}),
+      (Philox4x32::Block{0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu}));
+  EXPECT_EQ(
+      Philox4x32::generate({0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}, {0xa4093822u, 0x299f31d0u}),
+      (Philox4x32::Block{0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u}));
 }
 
 TEST(Rng, SameStreamReplaysSameDraws) {

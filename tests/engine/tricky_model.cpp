@@ -26,7 +26,8 @@ std::uint32_t TrickyLp::add_lp(LpId) {
 void TrickyLp::init(std::uint32_t, LpContext& ctx) {
   for (int i = 0; i < 2; ++i) {
     Payload p{ctx.rng().next_u64(), 0, 0, 0};
-    ctx.send(static_cast<LpId>(ctx.rng().below(params_.lp_count)), params_.quantum * (1 + ctx.rng().below(3)), kWork, p);
+    ctx.send(static_cast<LpId>(ctx.rng().below(params_.lp_count)), params_.quantum * (1 + ctx.rng().below(3)),
+             kWork, p);
   }
 }
 
@@ -36,7 +37,8 @@ void TrickyLp::forward(std::uint32_t slot, LpContext& ctx) {
   if (ctx.kind() == kEcho) {
     ++s.echoes;
     s.acc ^= p.value;
-    if (p.hops < 4 && ctx.rng().below(2) == 0) ctx.send(ctx.self(), 0, kEcho, Payload{ctx.rng().next_u64(), 0, p.hops + 1, 0});
+    if (p.hops < 4 && ctx.rng().below(2) == 0)
+      ctx.send(ctx.self(), 0, kEcho, Payload{ctx.rng().next_u64(), 0, p.hops + 1, 0});
     return;
   }
   ++s.handled;
@@ -52,7 +54,8 @@ void TrickyLp::forward(std::uint32_t slot, LpContext& ctx) {
   ctx.send(dst, delay, kWork, Payload{ctx.rng().next_u64(), 0, delay == 0 ? p.hops + 1 : 0, 0});
   // Zero to two zero-delay echoes to self: a variable number of sends, ordered by generation.
   const auto echoes = ctx.rng().below(3);
-  for (std::uint64_t i = 0; i < echoes; ++i) ctx.send(ctx.self(), 0, kEcho, Payload{ctx.rng().next_u64(), 0, 0, 0});
+  for (std::uint64_t i = 0; i < echoes; ++i)
+    ctx.send(ctx.self(), 0, kEcho, Payload{ctx.rng().next_u64(), 0, 0, 0});
 }
 
 void TrickyLp::reverse(std::uint32_t slot, LpContext& ctx) {
@@ -78,7 +81,8 @@ void TrickyLp::commit(std::uint32_t slot, LpContext& ctx) {
 
 std::uint64_t TrickyLp::digest(std::uint32_t slot) const {
   const State& s = states_[slot];
-  std::uint64_t h = mix(s.acc) ^ mix(s.max_seen + 1) ^ mix(s.handled + 2) ^ mix(s.echoes + 3) ^ mix(s.commits + 4);
+  std::uint64_t h =
+      mix(s.acc) ^ mix(s.max_seen + 1) ^ mix(s.handled + 2) ^ mix(s.echoes + 3) ^ mix(s.commits + 4);
   h = mix(h ^ s.commit_chain);
   for (std::uint64_t v : s.history) h = mix(h ^ v);
   return h;

@@ -47,7 +47,8 @@ Outcome run(const ModelFactory& factory, const LpMap& map, EngineConfig config, 
     total += counts[r];
   }
   std::vector<std::uint64_t> all(total);
-  MPI_Allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, comm);
+  MPI_Allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T,
+                 comm);
   Outcome out;
   out.committed = result.total.committed;
   out.rolled_back = result.total.rolled_back;
@@ -80,7 +81,8 @@ std::vector<Variant> variants(bool conservative_ok) {
   return v;
 }
 
-std::uint64_t check_against_sequential(const ModelFactory& factory, std::uint64_t lps, SimTime end, bool conservative_ok) {
+std::uint64_t check_against_sequential(const ModelFactory& factory, std::uint64_t lps, SimTime end,
+                                       bool conservative_ok) {
   EngineConfig base;
   base.end_time = end;
   base.seed = 20261202;
