@@ -223,6 +223,9 @@ RunResult Engine::run() {
     types_[lps_[local].type]->finalize(lps_[local].slot);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   stats_.peak_events = pool_.peak_live();
+  spdlog::debug("memory: pool {} B, pending queue {} B, records {} B, log {} B", pool_.reserved_bytes(),
+                pending_.capacity_bytes(), records_.capacity() * sizeof(SendRecord),
+                processed_log_.capacity() * sizeof(ProcessedLogEntry));
   return reduce_result(wall);
 }
 

@@ -18,6 +18,9 @@ void PendingQueue::refill() {
     }
     heap_end_ = (cursor_ + 1 == active_buckets_) ? ring_end_ : heap_end_ + width_;
     heap_.assign(buckets_[cursor_]);
+    // The slot now holds the heap's old storage; a consumed slot must not keep it, or every consumed
+    // bucket would pin a heap-sized buffer until the next rebuild.
+    std::vector<PendingEntry>().swap(buckets_[cursor_]);
     ++cursor_;
   }
 }
@@ -36,9 +39,16 @@ void PendingQueue::rebuild_from_overflow() {
   const unsigned __int128 end =
       static_cast<unsigned __int128>(lo) + static_cast<unsigned __int128>(width_) * nbuckets;
   ring_end_ = end > kTimeInfinity ? kTimeInfinity : static_cast<SimTime>(end);
-  if (buckets_.size() < nbuckets) buckets_.resize(nbuckets);
-  // Keep spare bucket vectors (and their capacity) beyond nbuckets for later rebuilds.
-  for (std::size_t i = 0; i < nbuckets; ++i) buckets_[i].clear();
+  // Buckets keep modest capacity between rebuilds (fewer reallocations) but give back anything large:
+  // vectors rotate between the heap and the buckets, and kept capacity would otherwise accumulate.
+  buckets_.resize(nbuckets);
+  for (auto& bucket : buckets_) {
+    if (bucket.capacity() > 4 * kTargetPerBucket) {
+      std::vector<PendingEntry>().swap(bucket);
+    } else {
+      bucket.clear();
+    }
+  }
   heap_end_ = lo;
   heap_unbounded_ = false;
   cursor_ = 0;

@@ -1,15 +1,16 @@
-// The warpsim binary: one subcommand per task (phold today; run, sweep, partition, submit, serve, inspect
-// as their layers land). Every rank parses the same arguments; rank 0 reports errors.
+// The warpsim binary: one subcommand per jobs/cli/*_command.cpp, each registered through
+// command_registry.hpp. Every rank parses the same arguments; rank 0 reports errors.
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <vector>
 
 #include "engine/mpi_session.hpp"
 #include "io/logging.hpp"
-#include "jobs/cli/phold_command.hpp"
+#include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/usage_error.hpp"
 
 int main(int argc, char** argv) {
@@ -26,7 +27,10 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace | debug | info | warn | error | off")
       ->capture_default_str();
   std::vector<std::function<int()>> commands;
-  commands.push_back(warpsim::cli::add_phold_command(app, rank, mpi.size()));
+  const warpsim::cli::CommandEnv env{rank, mpi.size()};
+  auto entries = warpsim::cli::command_registry();
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (const auto& entry : entries) commands.push_back(entry.factory(app, env));
 
   // A mistyped subcommand deserves its name in the error, not CLI11's generic "subcommand required".
   if (argc > 1 && argv[1][0] != '-') {

@@ -1,5 +1,5 @@
 // `warpsim phold` (see phold_command.hpp).
-#include "jobs/cli/phold_command.hpp"
+#include <CLI/CLI.hpp>
 
 #include <mpi.h>
 
@@ -13,6 +13,7 @@
 
 #include "engine/engine.hpp"
 #include "io/key_value_report.hpp"
+#include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
 #include "jobs/cli/usage_error.hpp"
 #include "models/phold/phold_model.hpp"
@@ -144,7 +145,9 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
 
 }  // namespace
 
-std::function<int()> add_phold_command(CLI::App& app, int rank, int ranks) {
+std::function<int()> add_phold_command(CLI::App& app, const CommandEnv& env) {
+  const int rank = env.rank;
+  const int ranks = env.ranks;
   auto options = std::make_shared<PholdOptions>();
   CLI::App* cmd =
       app.add_subcommand("phold", "PHOLD benchmark on the Time Warp engine (ROSS-compatible semantics)");
@@ -166,5 +169,7 @@ std::function<int()> add_phold_command(CLI::App& app, int rank, int ranks) {
     return run_phold(*options, rank, ranks);
   };
 }
+
+const CommandRegistrar kRegisterPhold{"phold", add_phold_command};
 
 }  // namespace warpsim::cli
