@@ -1,0 +1,181 @@
+// `warpsim collective`: an nccl-tests-like sweep on a simulated cluster. For each message size it runs
+// the packet-level cluster model with one collective over a GPU group and prints one row: bytes, simulated
+// time, algorithm bandwidth, bus bandwidth, committed events and the state digest (identical for every
+// sync mode and rank count).
+#include <CLI/CLI.hpp>
+
+#include <mpi.h>
+
+#include <cctype>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "engine/engine.hpp"
+#include "jobs/cli/command_registry.hpp"
+#include "jobs/cli/engine_options.hpp"
+#include "jobs/cli/usage_error.hpp"
+#include "jobs/spec/cluster_spec.hpp"
+#include "models/cluster/cluster_model.hpp"
+#include "models/cluster/collectives.hpp"
+#include "partition/block_map.hpp"
+
+namespace warpsim::cli {
+
+namespace {
+
+struct CollectiveOptions {
+  std::string cluster;
+  std::string op = "allreduce";
+  std::string algo = "ring";
+  std::int64_t gpus = 0;  // 0 = every GPU of the cluster
+  std::int64_t first = 0;
+  std::int64_t stride = 1;
+  std::string min_bytes = "1KiB";
+  std::string max_bytes = "64MiB";
+  std::int64_t step_factor = 2;
+  std::string chunk_bytes = "1MiB";
+  EngineOptions engine;
+};
+
+// "4GiB", "512K", "1000", "1MB": binary suffixes (K, KiB, M, MiB, G, GiB), decimal ones (KB, MB, GB).
+std::uint64_t parse_bytes(const std::string& text, const std::string& flag) {
+  std::size_t pos = 0;
+  while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
+  if (pos == 0) throw UsageError(flag + ": expected a byte count like 1KiB or 4GiB (got '" + text + "')");
+  const std::string digits = text.substr(0, pos), suffix = text.substr(pos);
+  std::uint64_t unit = 1;
+  if (suffix.empty() || suffix == "B") unit = 1;
+  else if (suffix == "K" || suffix == "KiB") unit = 1ull << 10;
+  else if (suffix == "M" || suffix == "MiB") unit = 1ull << 20;
+  else if (suffix == "G" || suffix == "GiB") unit = 1ull << 30;
+  else if (suffix == "KB") unit = 1000;
+  else if (suffix == "MB") unit = 1000'000;
+  else if (suffix == "GB") unit = 1000'000'000;
+  else throw UsageError(flag + ": unknown unit '" + suffix + "' (use B, KiB, MiB, GiB, KB, MB, GB)");
+  if (digits.size() > 12) throw UsageError(flag + ": value too large");
+  const std::uint64_t value = std::stoull(digits) * unit;
+  if (value > (1ull << 40)) throw UsageError(flag + ": at most 1 TiB");
+  return value;
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+int run_collective(const CollectiveOptions& o, int rank, int ranks) {
+  if (o.cluster.empty()) throw UsageError("--cluster is required");
+  const cluster::ClusterParams params = spec::to_cluster_params(spec::load_cluster_spec(o.cluster));
+  const auto collective = cluster::parse_collective(o.op);
+  if (!collective) {
+    throw UsageError("--op: unknown collective '" + o.op + "' (allreduce, allgather, reducescatter, alltoall, broadcast)");
+  }
+  const auto algorithm = cluster::parse_algorithm(o.algo);
+  if (!algorithm) throw UsageError("--algo: unknown algorithm '" + o.algo + "' (ring)");
+  const std::uint64_t cluster_gpus = std::uint64_t{params.nodes} * params.gpus_per_node;
+  if (o.first < 0 || static_cast<std::uint64_t>(o.first) >= cluster_gpus) {
+    throw UsageError("--first must be within [0, " + std::to_string(cluster_gpus) + ")");
+  }
+  if (o.stride < 1) throw UsageError("--stride must be >= 1 (got " + std::to_string(o.stride) + ")");
+  if (o.gpus < 0) throw UsageError("--gpus must be >= 1 (got " + std::to_string(o.gpus) + ")");
+  cluster::GpuGroup group;
+  group.first = static_cast<std::uint32_t>(o.first);
+  group.stride = static_cast<std::uint32_t>(o.stride);
+  const std::uint64_t count = o.gpus == 0 ? (cluster_gpus - group.first + group.stride - 1) / group.stride
+                                          : static_cast<std::uint64_t>(o.gpus);
+  if (count > 65535) throw UsageError("--gpus: at most 65535");
+  group.count = static_cast<std::uint32_t>(count);
+  if (group.last_gpu() >= cluster_gpus) {
+    throw UsageError("--gpus: the group ends at GPU " + std::to_string(group.last_gpu()) + " but the cluster has " +
+                     std::to_string(cluster_gpus) + " GPUs");
+  }
+  const std::uint64_t min_bytes = parse_bytes(o.min_bytes, "--min-bytes");
+  const std::uint64_t max_bytes = parse_bytes(o.max_bytes, "--max-bytes");
+  const std::uint64_t chunk_bytes = parse_bytes(o.chunk_bytes, "--chunk-bytes");
+  if (min_bytes > max_bytes) throw UsageError("--min-bytes must not exceed --max-bytes");
+  if (chunk_bytes == 0) throw UsageError("--chunk-bytes must be > 0");
+  if (o.step_factor < 2) throw UsageError("--step-factor must be >= 2 (got " + std::to_string(o.step_factor) + ")");
+  // About 11.5 simulated days: far beyond any collective, far from the clock's end.
+  constexpr SimTime kEnd = SimTime{1'000'000'000} * kPicosPerSecond;
+  const EngineConfig config = to_engine_config(o.engine, kEnd, kPicosPerNano);
+  if (config.sync == SyncMode::kSequential && ranks != 1) {
+    throw UsageError("--sync sequential runs on 1 rank (got " + std::to_string(ranks) + ")");
+  }
+
+  if (rank == 0) {
+    std::cout << "# warpsim collective: " << to_string(*collective) << " " << o.algo << ", " << group.count
+              << " GPUs (first " << group.first << ", stride " << group.stride << ") of " << cluster_gpus
+              << ", cluster " << o.cluster << ", sync " << to_string(config.sync) << ", ranks " << ranks << "\n";
+    std::printf("# %14s %14s %12s %12s %12s %18s\n", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "events",
+                "digest");
+  }
+  for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
+    auto program = std::make_shared<cluster::CollectiveProgram>(*collective, *algorithm, group, bytes, chunk_bytes);
+    cluster::ClusterModel model(params, program);
+    std::unique_ptr<LpMap> map;
+    if (o.engine.partition == "round-robin") {
+      map = std::make_unique<RoundRobinLpMap>(model.lp_count(), ranks);
+    } else {
+      map = std::make_unique<BlockLpMap>(model.lp_count(), ranks);
+    }
+    Engine engine(model, *map, config, MPI_COMM_WORLD);
+    const RunResult r = engine.run();
+    // The collective's time is when its last GPU finished; every GPU of the group must have finished.
+    std::uint64_t local[2] = {0, 0};  // max finish, GPUs of the group not done
+    const auto& gpus = model.gpus();
+    for (std::uint32_t slot = 0; slot < gpus.size(); ++slot) {
+      const auto& s = gpus.state(slot);
+      if (!group.rank_of(s.id)) continue;
+      local[0] = std::max(local[0], s.finish_ps);
+      if (!s.done) ++local[1];
+    }
+    std::uint64_t global[2] = {0, 0};
+    MPI_Allreduce(&local[0], &global[0], 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&local[1], &global[1], 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (global[1] != 0) {
+      throw std::runtime_error("collective did not complete: " + std::to_string(global[1]) + " GPUs still waiting");
+    }
+    if (rank == 0) {
+      const double seconds = static_cast<double>(global[0]) / static_cast<double>(kPicosPerSecond);
+      const double algbw = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0;
+      const double busbw = algbw * cluster::bus_factor(*collective, group.count);
+      std::printf("  %14llu %14.3f %12.3f %12.3f %12llu %18s\n", static_cast<unsigned long long>(bytes),
+                  seconds * 1e6, algbw, busbw, static_cast<unsigned long long>(r.total.committed),
+                  hex(r.state_digest).c_str());
+      std::fflush(stdout);
+    }
+    if (bytes > max_bytes / static_cast<std::uint64_t>(o.step_factor) || bytes == 0) break;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env) {
+  const int rank = env.rank;
+  const int ranks = env.ranks;
+  auto o = std::make_shared<CollectiveOptions>();
+  CLI::App* cmd = app.add_subcommand("collective", "nccl-tests-like collective sweep on a simulated cluster");
+  cmd->add_option("--cluster", o->cluster, "ClusterSpec file (protobuf text format or JSON)");
+  cmd->add_option("--op", o->op, "allreduce | allgather | reducescatter | alltoall | broadcast")->capture_default_str();
+  cmd->add_option("--algo", o->algo, "ring")->capture_default_str();
+  cmd->add_option("--gpus", o->gpus, "GPUs in the group (0 = all from --first)")->capture_default_str();
+  cmd->add_option("--first", o->first, "first GPU of the group")->capture_default_str();
+  cmd->add_option("--stride", o->stride, "GPU id stride within the group")->capture_default_str();
+  cmd->add_option("--min-bytes", o->min_bytes, "smallest message size")->capture_default_str();
+  cmd->add_option("--max-bytes", o->max_bytes, "largest message size")->capture_default_str();
+  cmd->add_option("--step-factor", o->step_factor, "size multiplier between rows")->capture_default_str();
+  cmd->add_option("--chunk-bytes", o->chunk_bytes, "broadcast pipeline chunk")->capture_default_str();
+  add_engine_options(*cmd, o->engine);
+  return [o, cmd, rank, ranks]() -> int {
+    if (!cmd->parsed()) return -1;
+    return run_collective(*o, rank, ranks);
+  };
+}
+
+const CommandRegistrar kRegisterCollective{"collective", add_collective_command};
+
+}  // namespace warpsim::cli

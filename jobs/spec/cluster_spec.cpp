@@ -1,0 +1,178 @@
+// ClusterSpec loading, defaults and validation (see cluster_spec.hpp).
+#include "jobs/spec/cluster_spec.hpp"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace warpsim::spec {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& field, const std::string& message) {
+  throw std::invalid_argument("cluster spec: " + field + ": " + message);
+}
+
+// Collects the first parse error so it can become one line naming the position.
+class FirstError final : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
+    if (text.empty()) text = "line " + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
+  }
+  std::string text;
+};
+
+void check_bandwidth(double gbps, const std::string& field) {
+  if (!(gbps > 0) || !std::isfinite(gbps)) fail(field, "must be > 0 (got " + std::to_string(gbps) + ")");
+}
+void check_latency(std::uint64_t ns, const std::string& field) {
+  // A zero latency would give the conservative mode no lookahead.
+  if (ns == 0) fail(field, "must be > 0");
+  if (ns > 1'000'000'000'000ull) fail(field, "is larger than 1000 s");
+}
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
+  return (a + b - 1) / b;
+}
+
+}  // namespace
+
+ClusterSpec parse_cluster_spec(std::string_view text, std::string_view origin) {
+  ClusterSpec spec;
+  const auto first = text.find_first_not_of(" \t\r\n");
+  const std::string input(text);
+  if (first != std::string_view::npos && text[first] == '{') {
+    google::protobuf::util::JsonParseOptions options;
+    options.ignore_unknown_fields = false;
+    const auto status = google::protobuf::util::JsonStringToMessage(input, &spec, options);
+    if (!status.ok()) {
+      throw std::invalid_argument("cluster spec " + std::string(origin) + ": " + std::string(status.message()));
+    }
+    return spec;
+  }
+  google::protobuf::TextFormat::Parser parser;
+  FirstError errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(input, &spec)) {
+    throw std::invalid_argument("cluster spec " + std::string(origin) + ": " + errors.text);
+  }
+  return spec;
+}
+
+ClusterSpec load_cluster_spec(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("--cluster: cannot read '" + path + "'");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_cluster_spec(buffer.str(), path);
+}
+
+ClusterSpec validated(ClusterSpec spec) {
+  if (spec.nodes() == 0) fail("nodes", "must be >= 1");
+  const auto& up = spec.scale_up();
+  if (up.gpus_per_node() == 0) fail("scale_up.gpus_per_node", "must be >= 1");
+  if (up.gpus_per_node() > 1) {
+    check_bandwidth(up.nvlink_bandwidth_gbps(), "scale_up.nvlink_bandwidth_gbps");
+    check_latency(up.nvlink_latency_ns(), "scale_up.nvlink_latency_ns");
+  }
+  if (spec.topology().empty()) fail("topology", "is required (known: fat_tree)");
+  if (spec.topology() != "fat_tree") fail("topology", "unknown topology '" + spec.topology() + "' (known: fat_tree)");
+
+  auto& nic = *spec.mutable_nic();
+  if (nic.nics_per_gpu() == 0) nic.set_nics_per_gpu(1);
+  if (nic.nics_per_gpu() != 1) fail("nic.nics_per_gpu", "only 1 NIC per GPU is supported (got " + std::to_string(nic.nics_per_gpu()) + ")");
+  if (nic.injection_latency_ns() == 0) nic.set_injection_latency_ns(100);
+  check_latency(nic.injection_latency_ns(), "nic.injection_latency_ns");
+
+  auto& net = *spec.mutable_network();
+  if (net.fidelity().empty()) net.set_fidelity("packet");
+  if (net.fidelity() == "flow") fail("network.fidelity", "'flow' is not implemented yet (use packet)");
+  if (net.fidelity() != "packet") fail("network.fidelity", "unknown fidelity '" + net.fidelity() + "' (known: packet)");
+  if (net.packet_bytes() == 0) net.set_packet_bytes(4096);
+  if (net.packet_bytes() > (1u << 30)) fail("network.packet_bytes", "must be <= 1 GiB");
+  if (net.switch_buffer_bytes() == 0) net.set_switch_buffer_bytes(1 << 20);
+  if (net.switch_latency_ns() == 0) net.set_switch_latency_ns(100);
+  check_latency(net.switch_latency_ns(), "network.switch_latency_ns");
+
+  const auto& ft = spec.fat_tree();
+  if (ft.tiers() != 2 && ft.tiers() != 3) fail("fat_tree.tiers", "must be 2 or 3 (got " + std::to_string(ft.tiers()) + ")");
+  if (static_cast<std::uint32_t>(ft.links_size()) != ft.tiers()) {
+    fail("fat_tree.links", "needs one entry per tier (" + std::to_string(ft.tiers()) + "), got " + std::to_string(ft.links_size()));
+  }
+  for (int i = 0; i < ft.links_size(); ++i) {
+    const std::string field = "fat_tree.links[" + std::to_string(i) + "]";
+    check_bandwidth(ft.links(i).bandwidth_gbps(), field + ".bandwidth_gbps");
+    check_latency(ft.links(i).latency_ns(), field + ".latency_ns");
+  }
+  if (ft.radix() < 2) fail("fat_tree.radix", "must be >= 2 (got " + std::to_string(ft.radix()) + ")");
+  if (ft.radix() > 65536) fail("fat_tree.radix", "must be <= 65536");
+  const double o = ft.oversubscription() == 0 ? 1.0 : ft.oversubscription();
+  spec.mutable_fat_tree()->set_oversubscription(o);
+  if (!(o >= 1) || !std::isfinite(o)) fail("fat_tree.oversubscription", "must be >= 1");
+  const double up_ports = ft.radix() / (1.0 + o);
+  const auto u = static_cast<std::uint64_t>(std::llround(up_ports));
+  if (std::abs(up_ports - static_cast<double>(u)) > 1e-9 || u == 0 || u >= ft.radix()) {
+    fail("fat_tree.oversubscription", "radix " + std::to_string(ft.radix()) + " cannot be split " +
+                                          std::to_string(o) + ":1 into whole down and up ports");
+  }
+  const std::uint64_t d = ft.radix() - u;
+  const std::uint64_t gpus = std::uint64_t{spec.nodes()} * up.gpus_per_node();
+  const std::uint64_t leaves = ceil_div(spec.nodes(), d) * up.gpus_per_node();
+  if (ft.tiers() == 2) {
+    if (leaves > ft.radix()) {
+      fail("fat_tree.radix", std::to_string(ft.radix()) + " is too small for " + std::to_string(gpus) +
+                                 " GPUs in 2 tiers (needs " + std::to_string(leaves) + " spine ports; at most " +
+                                 std::to_string(d * (ft.radix() / up.gpus_per_node()) * up.gpus_per_node()) + " GPUs)");
+    }
+  } else {
+    if (ft.radix() % 2 != 0) fail("fat_tree.radix", "must be even for 3 tiers");
+    const std::uint64_t pods = ceil_div(leaves, ft.radix() / 2);
+    if (pods > ft.radix()) {
+      fail("fat_tree.radix", std::to_string(ft.radix()) + " is too small for " + std::to_string(gpus) +
+                                 " GPUs in 3 tiers (needs " + std::to_string(pods) + " core ports)");
+    }
+  }
+  if (gpus * 4 + leaves * 4 + spec.storage().targets() > 4'000'000'000ull) fail("nodes", "too many LPs for 32-bit ids");
+
+  const auto& st = spec.storage();
+  if (st.targets() > 0) {
+    check_bandwidth(st.bandwidth_gbps(), "storage.bandwidth_gbps");
+    check_bandwidth(st.per_client_bandwidth_gbps(), "storage.per_client_bandwidth_gbps");
+    check_latency(st.request_latency_ns(), "storage.request_latency_ns");
+  }
+  return spec;
+}
+
+cluster::ClusterParams to_cluster_params(const ClusterSpec& raw) {
+  const ClusterSpec spec = validated(raw);
+  cluster::ClusterParams p;
+  p.nodes = spec.nodes();
+  p.gpus_per_node = spec.scale_up().gpus_per_node();
+  if (p.gpus_per_node > 1) {
+    p.nvlink = {spec.scale_up().nvlink_bandwidth_gbps(), spec.scale_up().nvlink_latency_ns() * kPicosPerNano};
+  }
+  p.tiers = spec.fat_tree().tiers();
+  p.radix = spec.fat_tree().radix();
+  p.oversubscription = spec.fat_tree().oversubscription();
+  for (int i = 0; i < spec.fat_tree().links_size(); ++i) {
+    p.links[i] = {spec.fat_tree().links(i).bandwidth_gbps(), spec.fat_tree().links(i).latency_ns() * kPicosPerNano};
+  }
+  p.injection_latency_ps = spec.nic().injection_latency_ns() * kPicosPerNano;
+  p.packet_bytes = static_cast<std::uint32_t>(spec.network().packet_bytes());
+  p.switch_buffer_bytes = spec.network().switch_buffer_bytes();
+  p.switch_latency_ps = spec.network().switch_latency_ns() * kPicosPerNano;
+  p.storage_targets = spec.storage().targets();
+  if (p.storage_targets > 0) {
+    p.storage_bandwidth_gbps = spec.storage().bandwidth_gbps();
+    p.storage_client_gbps = spec.storage().per_client_bandwidth_gbps();
+    p.storage_latency_ps = spec.storage().request_latency_ns() * kPicosPerNano;
+  }
+  return p;
+}
+
+}  // namespace warpsim::spec

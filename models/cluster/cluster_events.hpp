@@ -1,0 +1,85 @@
+// Event kinds and payloads of the cluster model. Payloads are small, trivially copyable, and carry the
+// fields their reverse handlers need (saved_*), written by forward into the handled event itself.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/sim_time.hpp"
+
+namespace warpsim::cluster {
+
+enum EventKind : std::uint16_t {
+  kGpuStart = 1,        // self, at time 0: start the program
+  kGpuComputeDone = 2,  // self: the running compute op finished
+  kGpuSendDone = 3,     // from the NIC (or storage): a posted send / storage request completed
+  kGpuRecvArrived = 4,  // from the NIC: the last packet of message (peer, tag) arrived
+  kNicTx = 5,           // to a NIC: transmit the next packet of a message (from the GPU, then self)
+  kPacket = 6,          // to a switch or the destination NIC: a packet fully received (store-and-forward)
+  kStorageRequest = 7,  // to a storage target
+};
+
+struct GpuEvent {
+  std::uint32_t peer = 0;
+  std::uint32_t tag = 0;
+  std::uint64_t saved_pc = 0;
+  SimTime saved_finish = 0;
+  std::uint8_t saved_flags = 0;
+  std::uint8_t pad[7] = {};
+};
+
+struct TxEvent {
+  std::uint32_t src_gpu = 0;
+  std::uint32_t dst_gpu = 0;
+  std::uint32_t tag = 0;
+  std::uint32_t pad = 0;
+  std::uint64_t msg_bytes = 0;
+  std::uint64_t offset = 0;  // bytes of the message already sent
+  SimTime saved_busy = 0;
+};
+
+struct Packet {
+  std::uint32_t src_gpu = 0;
+  std::uint32_t dst_gpu = 0;
+  std::uint32_t tag = 0;
+  std::uint32_t bytes = 0;
+  std::uint32_t last = 0;  // 1 on the message's final packet (packets of a flow stay in order)
+  std::uint32_t pad = 0;
+  SimTime saved_busy = 0;
+  std::uint64_t saved_max_depth = 0;
+};
+
+struct StorageEvent {
+  std::uint32_t client_gpu = 0;
+  std::uint32_t write = 0;
+  std::uint64_t bytes = 0;
+  SimTime saved_busy = 0;
+};
+
+inline constexpr std::size_t kMaxPayloadBytes = 40;
+static_assert(sizeof(GpuEvent) <= kMaxPayloadBytes && sizeof(TxEvent) <= kMaxPayloadBytes &&
+              sizeof(Packet) <= kMaxPayloadBytes && sizeof(StorageEvent) <= kMaxPayloadBytes);
+
+// Serialization time of `bytes` on a link of `gbps` (10^9 bit/s), in picoseconds, rounded up.
+inline SimTime serialization_ps(std::uint64_t bytes, double gbps) {
+  const double ps = static_cast<double>(bytes) * 8000.0 / gbps;
+  const auto whole = static_cast<SimTime>(ps);
+  return static_cast<double>(whole) < ps ? whole + 1 : whole;
+}
+// Bytes a link of `gbps` transmits in `ps` picoseconds, rounded down (queue depth from a busy horizon).
+inline std::uint64_t bytes_in(SimTime ps, double gbps) {
+  return static_cast<std::uint64_t>(static_cast<double>(ps) * gbps / 8000.0);
+}
+
+inline std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  return x ^ (x >> 33);
+}
+// ECMP hash of a flow: every packet of a message takes the same path, so packets stay in order.
+inline std::uint64_t flow_hash(std::uint32_t src, std::uint32_t dst, std::uint32_t tag) {
+  return mix64((std::uint64_t{src} << 32 | dst) ^ mix64(tag + 0x9e3779b97f4a7c15ull));
+}
+
+}  // namespace warpsim::cluster

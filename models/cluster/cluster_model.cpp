@@ -1,0 +1,45 @@
+// The cluster model (see cluster_model.hpp).
+#include "models/cluster/cluster_model.hpp"
+
+#include <stdexcept>
+
+#include "models/cluster/cluster_events.hpp"
+
+namespace warpsim::cluster {
+
+ClusterModel::ClusterModel(const ClusterParams& params, std::shared_ptr<const GpuProgram> program)
+    : topo_(params), gpu_(topo_, std::move(program)), nic_(topo_), switch_(topo_), storage_(topo_) {}
+
+LpType& ClusterModel::type(std::size_t index) {
+  switch (index) {
+    case 0:
+      return gpu_;
+    case 1:
+      return nic_;
+    case 2:
+      return switch_;
+    case 3:
+      return storage_;
+    default:
+      throw std::out_of_range("cluster model: no LP type " + std::to_string(index));
+  }
+}
+
+std::size_t ClusterModel::type_of(LpId lp) const {
+  switch (topo_.kind_of(lp)) {
+    case LpKind::kGpu:
+      return 0;
+    case LpKind::kNic:
+      return 1;
+    case LpKind::kStorage:
+      return 3;
+    default:
+      return 2;
+  }
+}
+
+std::size_t ClusterModel::payload_bytes() const {
+  return kMaxPayloadBytes;
+}
+
+}  // namespace warpsim::cluster

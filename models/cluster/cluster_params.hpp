@@ -1,0 +1,38 @@
+// Plain cluster parameters the cluster model is built from (engine units: picoseconds, bytes, Gbit/s).
+// Kept free of protobuf so models/ does not depend on the spec format; jobs/spec/cluster_spec.hpp
+// converts a validated ClusterSpec into this struct.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "engine/sim_time.hpp"
+
+namespace warpsim::cluster {
+
+struct LinkParams {
+  double bandwidth_gbps = 0;  // 10^9 bit/s
+  SimTime latency_ps = 0;
+};
+
+struct ClusterParams {
+  std::uint32_t nodes = 1;
+  std::uint32_t gpus_per_node = 8;
+  LinkParams nvlink{3600, 200 * kPicosPerNano};
+  std::uint32_t tiers = 2;  // fat-tree tiers: 2 or 3
+  std::uint32_t radix = 64;
+  double oversubscription = 1.0;
+  // [0] NIC <-> leaf, [1] leaf <-> spine/aggregation, [2] aggregation <-> core.
+  std::array<LinkParams, 3> links{LinkParams{400, 500 * kPicosPerNano}, LinkParams{400, 500 * kPicosPerNano},
+                                  LinkParams{400, 500 * kPicosPerNano}};
+  SimTime injection_latency_ps = 100 * kPicosPerNano;  // GPU <-> NIC, one way
+  std::uint32_t packet_bytes = 4096;
+  std::uint64_t switch_buffer_bytes = 1 << 20;  // per output port
+  SimTime switch_latency_ps = 100 * kPicosPerNano;
+  std::uint32_t storage_targets = 0;
+  double storage_bandwidth_gbps = 100;
+  double storage_client_gbps = 25;
+  SimTime storage_latency_ps = 10 * kPicosPerMicro;
+};
+
+}  // namespace warpsim::cluster

@@ -1,0 +1,158 @@
+// Collective GPU programs (see collectives.hpp).
+#include "models/cluster/collectives.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace warpsim::cluster {
+
+std::optional<Collective> parse_collective(std::string_view name) {
+  if (name == "allreduce") return Collective::kAllReduce;
+  if (name == "allgather") return Collective::kAllGather;
+  if (name == "reducescatter") return Collective::kReduceScatter;
+  if (name == "alltoall") return Collective::kAllToAll;
+  if (name == "broadcast") return Collective::kBroadcast;
+  return std::nullopt;
+}
+
+std::optional<Algorithm> parse_algorithm(std::string_view name) {
+  if (name == "ring") return Algorithm::kRing;
+  return std::nullopt;
+}
+
+std::string_view to_string(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce:
+      return "allreduce";
+    case Collective::kAllGather:
+      return "allgather";
+    case Collective::kReduceScatter:
+      return "reducescatter";
+    case Collective::kAllToAll:
+      return "alltoall";
+    case Collective::kBroadcast:
+      return "broadcast";
+  }
+  return "?";
+}
+
+double bus_factor(Collective c, std::uint32_t n) {
+  const double nn = n;
+  switch (c) {
+    case Collective::kAllReduce:
+      return n > 0 ? 2.0 * (nn - 1) / nn : 0;
+    case Collective::kAllGather:
+    case Collective::kReduceScatter:
+    case Collective::kAllToAll:
+      return n > 0 ? (nn - 1) / nn : 0;
+    case Collective::kBroadcast:
+      return 1.0;
+  }
+  return 0;
+}
+
+std::optional<std::uint32_t> GpuGroup::rank_of(std::uint32_t gpu) const {
+  if (gpu < first) return std::nullopt;
+  const std::uint32_t offset = gpu - first;
+  if (offset % stride != 0) return std::nullopt;
+  const std::uint32_t rank = offset / stride;
+  if (rank >= count) return std::nullopt;
+  return rank;
+}
+
+CollectiveProgram::CollectiveProgram(Collective collective, Algorithm, GpuGroup group, std::uint64_t bytes,
+                                     std::uint64_t chunk_bytes)
+    : collective_(collective), group_(group), bytes_(bytes), chunk_bytes_(std::max<std::uint64_t>(1, chunk_bytes)) {
+  if (group.count == 0 || group.stride == 0) throw std::invalid_argument("collective group: count and stride must be >= 1");
+  if (group.count > 65535) throw std::invalid_argument("collective group: at most 65535 GPUs");
+}
+
+std::uint64_t CollectiveProgram::share(std::uint64_t chunk) const {
+  const std::uint64_t n = group_.count;
+  return bytes_ / n + (chunk < bytes_ % n ? 1 : 0);
+}
+
+std::optional<GpuOp> CollectiveProgram::op(std::uint32_t gpu, std::uint64_t index) const {
+  const auto rank = group_.rank_of(gpu);
+  if (!rank || group_.count == 1) return std::nullopt;
+  const std::uint64_t n = group_.count;
+  switch (collective_) {
+    case Collective::kAllReduce:
+      return ring_steps(*rank, index, 2 * (n - 1));
+    case Collective::kAllGather:
+    case Collective::kReduceScatter:
+      return ring_steps(*rank, index, n - 1);
+    case Collective::kAllToAll:
+      return all_to_all(*rank, index);
+    case Collective::kBroadcast:
+      return broadcast(*rank, index);
+  }
+  return std::nullopt;
+}
+
+// Step s: send slice (k - s) mod n to the right neighbour, receive slice (k - s - 1) mod n from the left,
+// wait for both. Tags are step numbers, so (peer, tag) is unique per message.
+std::optional<GpuOp> CollectiveProgram::ring_steps(std::uint32_t k, std::uint64_t index, std::uint64_t steps) const {
+  const std::uint64_t n = group_.count;
+  const std::uint64_t step = index / 3;
+  if (step >= steps) return std::nullopt;
+  const auto tag = static_cast<std::uint32_t>(step);
+  const std::uint64_t s = step % n;
+  switch (index % 3) {
+    case 0:
+      return GpuOp::send(group_.gpu_at(static_cast<std::uint32_t>((k + 1) % n)), share((k + n - s) % n), tag);
+    case 1:
+      return GpuOp::recv(group_.gpu_at(static_cast<std::uint32_t>((k + n - 1) % n)), share((k + 2 * n - s - 1) % n), tag);
+    default:
+      return GpuOp::wait();
+  }
+}
+
+// Post every send (to k+j) and receive (from k-j), j = 1..n-1, then wait for all.
+std::optional<GpuOp> CollectiveProgram::all_to_all(std::uint32_t k, std::uint64_t index) const {
+  const std::uint64_t n = group_.count;
+  const std::uint64_t pairs = n - 1;
+  if (index == 2 * pairs) return GpuOp::wait();
+  if (index > 2 * pairs) return std::nullopt;
+  const std::uint64_t j = index / 2 + 1;
+  const auto tag = static_cast<std::uint32_t>(j);
+  if (index % 2 == 0) return GpuOp::send(group_.gpu_at(static_cast<std::uint32_t>((k + j) % n)), share(k), tag);
+  return GpuOp::recv(group_.gpu_at(static_cast<std::uint32_t>((k + n - j) % n)), share((k + n - j) % n), tag);
+}
+
+// Root (rank 0) sends chunk c, waits; middle ranks receive chunk c, wait, forward it; the last rank only
+// receives. Every rank ends with a Wait.
+std::optional<GpuOp> CollectiveProgram::broadcast(std::uint32_t k, std::uint64_t index) const {
+  const std::uint64_t n = group_.count;
+  const std::uint64_t chunks = std::max<std::uint64_t>(1, (bytes_ + chunk_bytes_ - 1) / chunk_bytes_);
+  auto chunk_size = [&](std::uint64_t c) {
+    if (bytes_ == 0) return std::uint64_t{0};
+    return std::min(chunk_bytes_, bytes_ - c * chunk_bytes_);
+  };
+  const auto right = group_.gpu_at(static_cast<std::uint32_t>((k + 1) % n));
+  const auto left = group_.gpu_at(static_cast<std::uint32_t>((k + n - 1) % n));
+  if (k == 0) {
+    if (index >= 2 * chunks) return std::nullopt;
+    const std::uint64_t c = index / 2;
+    if (index % 2 == 0) return GpuOp::send(right, chunk_size(c), static_cast<std::uint32_t>(c));
+    return GpuOp::wait();
+  }
+  if (k == n - 1) {
+    if (index < chunks) return GpuOp::recv(left, chunk_size(index), static_cast<std::uint32_t>(index));
+    if (index == chunks) return GpuOp::wait();
+    return std::nullopt;
+  }
+  if (index == 3 * chunks) return GpuOp::wait();
+  if (index > 3 * chunks) return std::nullopt;
+  const std::uint64_t c = index / 3;
+  switch (index % 3) {
+    case 0:
+      return GpuOp::recv(left, chunk_size(c), static_cast<std::uint32_t>(c));
+    case 1:
+      return GpuOp::wait();
+    default:
+      return GpuOp::send(right, chunk_size(c), static_cast<std::uint32_t>(c));
+  }
+}
+
+}  // namespace warpsim::cluster

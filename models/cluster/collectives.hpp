@@ -1,0 +1,57 @@
+// Collectives as GPU programs: each GPU's op stream for a collective over a group is computed lazily from
+// (gpu, op index), decomposed into Send/Recv/Wait ops. Ring algorithms: all-reduce (reduce-scatter then
+// all-gather, 2(n-1) steps of S/n), all-gather and reduce-scatter (n-1 steps of S/n), broadcast (chunked
+// pipeline down the ring), and all-to-all (pairwise, all posted at once). Reduction arithmetic is not
+// charged as compute (it overlaps with communication on real GPUs).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "models/cluster/gpu_program.hpp"
+
+namespace warpsim::cluster {
+
+enum class Collective { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kBroadcast };
+enum class Algorithm { kRing };
+
+std::optional<Collective> parse_collective(std::string_view name);
+std::optional<Algorithm> parse_algorithm(std::string_view name);
+std::string_view to_string(Collective c);
+// nccl-tests' bus bandwidth factor: busbw = algbw * factor(n).
+double bus_factor(Collective c, std::uint32_t n);
+
+// GPUs first, first + stride, ..., first + (count - 1) * stride; group rank = position.
+struct GpuGroup {
+  std::uint32_t first = 0;
+  std::uint32_t count = 1;
+  std::uint32_t stride = 1;
+
+  std::optional<std::uint32_t> rank_of(std::uint32_t gpu) const;
+  std::uint32_t gpu_at(std::uint32_t rank) const { return first + rank * stride; }
+  std::uint64_t last_gpu() const { return first + std::uint64_t{count - 1} * stride; }
+};
+
+class CollectiveProgram final : public GpuProgram {
+ public:
+  // `bytes` follows nccl-tests: the all-reduce/broadcast buffer, the total all-gather output, the total
+  // reduce-scatter input, the total all-to-all buffer per GPU. `chunk_bytes` pipelines broadcast.
+  CollectiveProgram(Collective collective, Algorithm algorithm, GpuGroup group, std::uint64_t bytes,
+                    std::uint64_t chunk_bytes = 1 << 20);
+  std::optional<GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
+
+ private:
+  std::uint64_t share(std::uint64_t chunk) const;  // size of the n-way slice `chunk`
+  std::optional<GpuOp> ring_steps(std::uint32_t rank, std::uint64_t index, std::uint64_t steps) const;
+  std::optional<GpuOp> all_to_all(std::uint32_t rank, std::uint64_t index) const;
+  std::optional<GpuOp> broadcast(std::uint32_t rank, std::uint64_t index) const;
+
+  Collective collective_;
+  GpuGroup group_;
+  std::uint64_t bytes_;
+  std::uint64_t chunk_bytes_;
+};
+
+}  // namespace warpsim::cluster

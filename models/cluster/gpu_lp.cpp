@@ -1,0 +1,192 @@
+// GPU logical process (see gpu_lp.hpp).
+#include "models/cluster/gpu_lp.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "models/cluster/cluster_events.hpp"
+
+namespace warpsim::cluster {
+
+namespace {
+constexpr std::uint8_t kComputing = 1, kDone = 2;
+
+std::uint64_t match_key(std::uint32_t peer, std::uint32_t tag) {
+  return std::uint64_t{peer} << 32 | tag;
+}
+
+// balance[key] += delta, erasing zero entries; returns the new value.
+std::int32_t bump(std::map<std::uint64_t, std::int32_t>& balance, std::uint64_t key, std::int32_t delta) {
+  auto [it, inserted] = balance.try_emplace(key, 0);
+  it->second += delta;
+  const std::int32_t value = it->second;
+  if (value == 0) balance.erase(it);
+  return value;
+}
+std::int32_t value_of(const std::map<std::uint64_t, std::int32_t>& balance, std::uint64_t key) {
+  const auto it = balance.find(key);
+  return it == balance.end() ? 0 : it->second;
+}
+}  // namespace
+
+std::uint32_t GpuLp::add_lp(LpId id) {
+  State s;
+  s.id = id;
+  states_.push_back(std::move(s));
+  return static_cast<std::uint32_t>(states_.size() - 1);
+}
+
+std::optional<std::uint32_t> GpuLp::slot_of(LpId id) const {
+  for (std::uint32_t i = 0; i < states_.size(); ++i)
+    if (states_[i].id == id) return i;
+  return std::nullopt;
+}
+
+void GpuLp::init(std::uint32_t, LpContext& ctx) {
+  ctx.send(ctx.self(), 0, kGpuStart, GpuEvent{});
+}
+
+GpuOp GpuLp::op_at(const State& s, std::uint64_t index) const {
+  const auto op = program_->op(s.id, index);
+  if (!op) throw std::logic_error("gpu program: op " + std::to_string(index) + " vanished on replay");
+  return *op;
+}
+
+void GpuLp::advance(State& s, LpContext& ctx) {
+  const std::uint32_t gpu = s.id;
+  while (!s.computing && !s.done) {
+    const auto next = program_->op(gpu, s.pc);
+    if (!next) {
+      s.done = true;
+      s.finish_ps = ctx.now();
+      return;
+    }
+    const GpuOp& op = *next;
+    switch (op.kind) {
+      case OpKind::kCompute:
+        s.computing = true;
+        s.busy_ps += op.duration_ps;
+        ctx.send(ctx.self(), op.duration_ps, kGpuComputeDone, GpuEvent{});
+        break;
+      case OpKind::kSend: {
+        if (op.peer >= topo_.gpus()) throw std::out_of_range("gpu program: send to GPU " + std::to_string(op.peer));
+        TxEvent tx;
+        tx.src_gpu = gpu;
+        tx.dst_gpu = op.peer;
+        tx.tag = op.tag;
+        tx.msg_bytes = op.bytes;
+        ctx.send(topo_.nic_lp(gpu), topo_.params().injection_latency_ps, kNicTx, tx);
+        ++s.pending;
+        s.bytes_sent += op.bytes;
+        break;
+      }
+      case OpKind::kRecv:
+        if (bump(s.balance, match_key(op.peer, op.tag), -1) < 0) ++s.unmatched;
+        s.bytes_received += op.bytes;
+        break;
+      case OpKind::kWait:
+        if (s.pending != 0 || s.unmatched != 0) return;
+        break;
+      case OpKind::kStorage: {
+        if (op.peer >= topo_.params().storage_targets)
+          throw std::out_of_range("gpu program: storage target " + std::to_string(op.peer));
+        StorageEvent req;
+        req.client_gpu = gpu;
+        req.write = op.tag;
+        req.bytes = op.bytes;
+        ctx.send(topo_.storage_lp(op.peer), topo_.params().storage_latency_ps, kStorageRequest, req);
+        ++s.pending;
+        break;
+      }
+    }
+    ++s.pc;
+  }
+}
+
+void GpuLp::undo_op(State& s, const GpuOp& op) {
+  switch (op.kind) {
+    case OpKind::kCompute:
+      s.busy_ps -= op.duration_ps;
+      break;
+    case OpKind::kSend:
+      --s.pending;
+      s.bytes_sent -= op.bytes;
+      break;
+    case OpKind::kRecv: {
+      const std::uint64_t key = match_key(op.peer, op.tag);
+      if (value_of(s.balance, key) < 0) --s.unmatched;
+      bump(s.balance, key, +1);
+      s.bytes_received -= op.bytes;
+      break;
+    }
+    case OpKind::kWait:
+      break;
+    case OpKind::kStorage:
+      --s.pending;
+      break;
+  }
+}
+
+void GpuLp::forward(std::uint32_t slot, LpContext& ctx) {
+  State& s = states_[slot];
+  auto& e = ctx.payload<GpuEvent>();
+  e.saved_pc = s.pc;
+  e.saved_finish = s.finish_ps;
+  e.saved_flags = static_cast<std::uint8_t>((s.computing ? kComputing : 0) | (s.done ? kDone : 0));
+  switch (ctx.kind()) {
+    case kGpuStart:
+      break;
+    case kGpuComputeDone:
+      s.computing = false;
+      break;
+    case kGpuSendDone:
+      --s.pending;
+      break;
+    case kGpuRecvArrived:
+      ++s.messages_arrived;
+      if (bump(s.balance, match_key(e.peer, e.tag), +1) <= 0) --s.unmatched;
+      break;
+    default:
+      throw std::logic_error("gpu: unexpected event kind " + std::to_string(ctx.kind()));
+  }
+  advance(s, ctx);
+}
+
+void GpuLp::reverse(std::uint32_t slot, LpContext& ctx) {
+  State& s = states_[slot];
+  const auto& e = ctx.payload<GpuEvent>();
+  for (std::uint64_t i = s.pc; i > e.saved_pc; --i) undo_op(s, op_at(s, i - 1));
+  s.pc = e.saved_pc;
+  switch (ctx.kind()) {
+    case kGpuSendDone:
+      ++s.pending;
+      break;
+    case kGpuRecvArrived: {
+      --s.messages_arrived;
+      const std::uint64_t key = match_key(e.peer, e.tag);
+      if (value_of(s.balance, key) <= 0) ++s.unmatched;
+      bump(s.balance, key, -1);
+      break;
+    }
+    default:
+      break;
+  }
+  s.computing = (e.saved_flags & kComputing) != 0;
+  s.done = (e.saved_flags & kDone) != 0;
+  s.finish_ps = e.saved_finish;
+}
+
+std::uint64_t GpuLp::digest(std::uint32_t slot) const {
+  const State& s = states_[slot];
+  std::uint64_t h = mix64(s.id + 1);
+  for (std::uint64_t v : {s.pc, std::uint64_t{s.pending}, std::uint64_t{s.unmatched},
+                          std::uint64_t{s.computing} | std::uint64_t{s.done} << 1, s.finish_ps, s.busy_ps,
+                          s.bytes_sent, s.bytes_received, s.messages_arrived}) {
+    h = mix64(h ^ v);
+  }
+  for (const auto& [key, value] : s.balance) h = mix64(h ^ key ^ (static_cast<std::uint64_t>(value) << 7));
+  return h;
+}
+
+}  // namespace warpsim::cluster

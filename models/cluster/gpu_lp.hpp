@@ -1,0 +1,60 @@
+// GPU logical process: runs its GpuProgram op by op. State is a program counter, the number of posted
+// sends/storage requests not yet complete, and a receive-matching balance per (peer, tag); reverse
+// computation replays the ops between the saved and the current program counter backwards.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "engine/lp_type.hpp"
+#include "models/cluster/fat_tree.hpp"
+#include "models/cluster/gpu_program.hpp"
+
+namespace warpsim::cluster {
+
+class GpuLp final : public LpType {
+ public:
+  struct State {
+    LpId id = 0;
+    std::uint64_t pc = 0;           // index of the next op to run
+    std::uint32_t pending = 0;      // posted sends and storage requests not yet complete
+    std::uint32_t unmatched = 0;    // posted receives whose message has not arrived
+    bool computing = false;
+    bool done = false;
+    SimTime finish_ps = 0;          // when the program ended
+    SimTime busy_ps = 0;            // total compute time
+    std::uint64_t bytes_sent = 0;
+    std::uint64_t bytes_received = 0;  // bytes of posted receives
+    std::uint64_t messages_arrived = 0;
+    // (peer << 32 | tag) -> arrivals minus posted receives; zero entries are erased.
+    std::map<std::uint64_t, std::int32_t> balance;
+  };
+
+  GpuLp(const FatTree& topology, std::shared_ptr<const GpuProgram> program)
+      : topo_(topology), program_(std::move(program)) {}
+  std::string_view name() const override { return "gpu"; }
+  std::size_t state_bytes() const override { return sizeof(State); }
+  std::uint32_t add_lp(LpId id) override;
+  void init(std::uint32_t slot, LpContext& ctx) override;
+  void forward(std::uint32_t slot, LpContext& ctx) override;
+  void reverse(std::uint32_t slot, LpContext& ctx) override;
+  std::uint64_t digest(std::uint32_t slot) const override;
+
+  std::size_t size() const { return states_.size(); }
+  const State& state(std::uint32_t slot) const { return states_[slot]; }
+  std::optional<std::uint32_t> slot_of(LpId id) const;
+
+ private:
+  GpuOp op_at(const State& s, std::uint64_t index) const;
+  void advance(State& s, LpContext& ctx);
+  void undo_op(State& s, const GpuOp& op);
+
+  const FatTree& topo_;
+  std::shared_ptr<const GpuProgram> program_;
+  std::vector<State> states_;
+};
+
+}  // namespace warpsim::cluster

@@ -1,0 +1,56 @@
+// The per-GPU program interface: what a GPU LP executes. The op at index i of GPU g is a pure function of
+// (g, i), generated lazily on the rank that owns the GPU (no global trace), so the GPU LP only keeps a
+// program counter and reverse computation just steps it back. Workloads (training steps, collectives,
+// micro-benchmarks) implement GpuProgram.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "engine/sim_time.hpp"
+
+namespace warpsim::cluster {
+
+enum class OpKind : std::uint8_t {
+  kCompute,  // occupies the GPU for `duration_ps`
+  kSend,     // posts a message of `bytes` to GPU `peer` with `tag`; non-blocking
+  kRecv,     // posts a receive of the message (peer, tag); non-blocking
+  kWait,     // blocks until every posted send has left the NIC and every posted receive has arrived
+  kStorage,  // posts a request of `bytes` to storage target `peer` (tag 1 = write, 0 = read); non-blocking
+};
+
+struct GpuOp {
+  OpKind kind = OpKind::kWait;
+  std::uint32_t peer = 0;
+  std::uint32_t tag = 0;
+  std::uint64_t bytes = 0;
+  SimTime duration_ps = 0;
+
+  static GpuOp compute(SimTime duration) { return {OpKind::kCompute, 0, 0, 0, duration}; }
+  static GpuOp send(std::uint32_t peer, std::uint64_t bytes, std::uint32_t tag) {
+    return {OpKind::kSend, peer, tag, bytes, 0};
+  }
+  static GpuOp recv(std::uint32_t peer, std::uint64_t bytes, std::uint32_t tag) {
+    return {OpKind::kRecv, peer, tag, bytes, 0};
+  }
+  static GpuOp wait() { return {}; }
+  static GpuOp storage(std::uint32_t target, std::uint64_t bytes, bool write) {
+    return {OpKind::kStorage, target, write ? 1u : 0u, bytes, 0};
+  }
+};
+
+class GpuProgram {
+ public:
+  virtual ~GpuProgram() = default;
+  // The op at `index` of GPU `gpu`, or nullopt once the GPU's program has ended (for this and every later
+  // index). Must be deterministic and cheap: reverse handlers call it again.
+  virtual std::optional<GpuOp> op(std::uint32_t gpu, std::uint64_t index) const = 0;
+};
+
+// A program in which no GPU does anything (the default).
+class IdleProgram final : public GpuProgram {
+ public:
+  std::optional<GpuOp> op(std::uint32_t, std::uint64_t) const override { return std::nullopt; }
+};
+
+}  // namespace warpsim::cluster

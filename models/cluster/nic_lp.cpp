@@ -1,0 +1,109 @@
+// NIC logical process (see nic_lp.hpp).
+#include "models/cluster/nic_lp.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "models/cluster/cluster_events.hpp"
+
+namespace warpsim::cluster {
+
+namespace {
+std::uint64_t packet_size(const TxEvent& tx, std::uint32_t packet_bytes) {
+  return std::min<std::uint64_t>(packet_bytes, tx.msg_bytes - tx.offset);
+}
+}  // namespace
+
+std::uint32_t NicLp::add_lp(LpId id) {
+  State s;
+  s.id = id;
+  states_.push_back(s);
+  return static_cast<std::uint32_t>(states_.size() - 1);
+}
+
+std::optional<std::uint32_t> NicLp::slot_of(LpId id) const {
+  for (std::uint32_t i = 0; i < states_.size(); ++i)
+    if (states_[i].id == id) return i;
+  return std::nullopt;
+}
+
+void NicLp::forward(std::uint32_t slot, LpContext& ctx) {
+  State& s = states_[slot];
+  const SimTime now = ctx.now();
+  if (ctx.kind() == kNicTx) {
+    auto& tx = ctx.payload<TxEvent>();
+    const std::uint32_t port = topo_.route(s.id, tx.src_gpu, tx.dst_gpu, 0);
+    const PortPeer peer = topo_.peer(s.id, port);
+    const std::uint64_t bytes = packet_size(tx, topo_.params().packet_bytes);
+    const SimTime ser = serialization_ps(bytes, peer.link.bandwidth_gbps);
+    tx.saved_busy = s.busy_until[port];
+    const SimTime done = std::max(now, s.busy_until[port]) + ser;
+    s.busy_until[port] = done;
+    s.bytes_tx += bytes;
+    ++s.packets_tx;
+    s.busy_ps += ser;
+    const bool last = tx.offset + bytes >= tx.msg_bytes;
+    Packet p;
+    p.src_gpu = tx.src_gpu;
+    p.dst_gpu = tx.dst_gpu;
+    p.tag = tx.tag;
+    p.bytes = static_cast<std::uint32_t>(bytes);
+    p.last = last ? 1 : 0;
+    ctx.send(peer.lp, done - now + peer.link.latency_ps, kPacket, p);
+    if (last) {
+      ++s.messages_tx;
+      ctx.send(topo_.gpu_lp(tx.src_gpu), done - now + topo_.params().injection_latency_ps, kGpuSendDone, GpuEvent{});
+    } else {
+      TxEvent next = tx;
+      next.offset += bytes;
+      next.saved_busy = 0;
+      ctx.send(s.id, done - now, kNicTx, next);
+    }
+  } else if (ctx.kind() == kPacket) {
+    const auto& p = ctx.payload<Packet>();
+    s.bytes_rx += p.bytes;
+    ++s.packets_rx;
+    if (p.last) {
+      ++s.messages_rx;
+      GpuEvent arrived;
+      arrived.peer = p.src_gpu;
+      arrived.tag = p.tag;
+      ctx.send(topo_.gpu_lp(p.dst_gpu), topo_.params().injection_latency_ps, kGpuRecvArrived, arrived);
+    }
+  } else {
+    throw std::logic_error("nic: unexpected event kind " + std::to_string(ctx.kind()));
+  }
+}
+
+void NicLp::reverse(std::uint32_t slot, LpContext& ctx) {
+  State& s = states_[slot];
+  if (ctx.kind() == kNicTx) {
+    const auto& tx = ctx.payload<TxEvent>();
+    const std::uint32_t port = topo_.route(s.id, tx.src_gpu, tx.dst_gpu, 0);
+    const PortPeer peer = topo_.peer(s.id, port);
+    const std::uint64_t bytes = packet_size(tx, topo_.params().packet_bytes);
+    s.busy_until[port] = tx.saved_busy;
+    s.bytes_tx -= bytes;
+    --s.packets_tx;
+    s.busy_ps -= serialization_ps(bytes, peer.link.bandwidth_gbps);
+    if (tx.offset + bytes >= tx.msg_bytes) --s.messages_tx;
+  } else {
+    const auto& p = ctx.payload<Packet>();
+    s.bytes_rx -= p.bytes;
+    --s.packets_rx;
+    if (p.last) --s.messages_rx;
+  }
+}
+
+std::uint64_t NicLp::digest(std::uint32_t slot) const {
+  const State& s = states_[slot];
+  std::uint64_t h = mix64(s.id + 7);
+  for (std::uint64_t v : {s.busy_until[0], s.busy_until[1], s.bytes_tx, s.bytes_rx, s.packets_tx, s.packets_rx,
+                          s.messages_tx, s.messages_rx, s.busy_ps}) {
+    h = mix64(h ^ v);
+  }
+  return h;
+}
+
+}  // namespace warpsim::cluster

@@ -1,0 +1,57 @@
+// Storage target logical process (see storage_lp.hpp).
+#include "models/cluster/storage_lp.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "models/cluster/cluster_events.hpp"
+
+namespace warpsim::cluster {
+
+std::uint32_t StorageLp::add_lp(LpId id) {
+  State s;
+  s.id = id;
+  states_.push_back(s);
+  return static_cast<std::uint32_t>(states_.size() - 1);
+}
+
+std::optional<std::uint32_t> StorageLp::slot_of(LpId id) const {
+  for (std::uint32_t i = 0; i < states_.size(); ++i)
+    if (states_[i].id == id) return i;
+  return std::nullopt;
+}
+
+void StorageLp::forward(std::uint32_t slot, LpContext& ctx) {
+  if (ctx.kind() != kStorageRequest) throw std::logic_error("storage: unexpected event kind " + std::to_string(ctx.kind()));
+  State& s = states_[slot];
+  auto& r = ctx.payload<StorageEvent>();
+  const auto& p = topo_.params();
+  const SimTime now = ctx.now();
+  r.saved_busy = s.busy_until;
+  const SimTime service = serialization_ps(r.bytes, p.storage_bandwidth_gbps);
+  s.busy_until = std::max(now, s.busy_until) + service;
+  const SimTime done = std::max(s.busy_until, now + serialization_ps(r.bytes, p.storage_client_gbps));
+  ++s.requests;
+  (r.write ? s.bytes_written : s.bytes_read) += r.bytes;
+  s.busy_ps += service;
+  ctx.send(topo_.gpu_lp(r.client_gpu), done - now + p.storage_latency_ps, kGpuSendDone, GpuEvent{});
+}
+
+void StorageLp::reverse(std::uint32_t slot, LpContext& ctx) {
+  State& s = states_[slot];
+  const auto& r = ctx.payload<StorageEvent>();
+  s.busy_until = r.saved_busy;
+  --s.requests;
+  (r.write ? s.bytes_written : s.bytes_read) -= r.bytes;
+  s.busy_ps -= serialization_ps(r.bytes, topo_.params().storage_bandwidth_gbps);
+}
+
+std::uint64_t StorageLp::digest(std::uint32_t slot) const {
+  const State& s = states_[slot];
+  std::uint64_t h = mix64(s.id + 29);
+  for (std::uint64_t v : {s.busy_until, s.requests, s.bytes_read, s.bytes_written, s.busy_ps}) h = mix64(h ^ v);
+  return h;
+}
+
+}  // namespace warpsim::cluster

@@ -1,0 +1,85 @@
+// Switch logical process (see switch_lp.hpp).
+#include "models/cluster/switch_lp.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "models/cluster/cluster_events.hpp"
+
+namespace warpsim::cluster {
+
+std::uint32_t SwitchLp::add_lp(LpId id) {
+  State s;
+  s.id = id;
+  s.ports.resize(topo_.port_count(id));
+  states_.push_back(std::move(s));
+  return static_cast<std::uint32_t>(states_.size() - 1);
+}
+
+std::optional<std::uint32_t> SwitchLp::slot_of(LpId id) const {
+  for (std::uint32_t i = 0; i < states_.size(); ++i)
+    if (states_[i].id == id) return i;
+  return std::nullopt;
+}
+
+std::uint64_t SwitchLp::depth(SimTime busy_until, SimTime ready, double gbps, std::uint64_t bytes) {
+  return (busy_until > ready ? bytes_in(busy_until - ready, gbps) : 0) + bytes;
+}
+
+void SwitchLp::forward(std::uint32_t slot, LpContext& ctx) {
+  if (ctx.kind() != kPacket) throw std::logic_error("switch: unexpected event kind " + std::to_string(ctx.kind()));
+  State& s = states_[slot];
+  auto& p = ctx.payload<Packet>();
+  const SimTime now = ctx.now();
+  const std::uint32_t port = topo_.route(s.id, p.src_gpu, p.dst_gpu, flow_hash(p.src_gpu, p.dst_gpu, p.tag));
+  const PortPeer peer = topo_.peer(s.id, port);
+  Port& q = s.ports[port];
+  p.saved_busy = q.busy_until;
+  p.saved_max_depth = q.max_depth_bytes;
+  const SimTime ready = now + topo_.params().switch_latency_ps;
+  const std::uint64_t d = depth(q.busy_until, ready, peer.link.bandwidth_gbps, p.bytes);
+  q.max_depth_bytes = std::max(q.max_depth_bytes, d);
+  if (d > topo_.params().switch_buffer_bytes) ++s.overflows;
+  const SimTime ser = serialization_ps(p.bytes, peer.link.bandwidth_gbps);
+  q.busy_until = std::max(ready, q.busy_until) + ser;
+  q.bytes_tx += p.bytes;
+  q.busy_ps += ser;
+  ++s.packets;
+  Packet out = p;
+  out.saved_busy = 0;
+  out.saved_max_depth = 0;
+  ctx.send(peer.lp, q.busy_until - now + peer.link.latency_ps, kPacket, out);
+}
+
+void SwitchLp::reverse(std::uint32_t slot, LpContext& ctx) {
+  State& s = states_[slot];
+  const auto& p = ctx.payload<Packet>();
+  const std::uint32_t port = topo_.route(s.id, p.src_gpu, p.dst_gpu, flow_hash(p.src_gpu, p.dst_gpu, p.tag));
+  const PortPeer peer = topo_.peer(s.id, port);
+  Port& q = s.ports[port];
+  const SimTime ready = ctx.now() + topo_.params().switch_latency_ps;
+  if (depth(p.saved_busy, ready, peer.link.bandwidth_gbps, p.bytes) > topo_.params().switch_buffer_bytes) {
+    --s.overflows;
+  }
+  q.busy_until = p.saved_busy;
+  q.max_depth_bytes = p.saved_max_depth;
+  q.bytes_tx -= p.bytes;
+  q.busy_ps -= serialization_ps(p.bytes, peer.link.bandwidth_gbps);
+  --s.packets;
+}
+
+std::uint64_t SwitchLp::digest(std::uint32_t slot) const {
+  const State& s = states_[slot];
+  std::uint64_t h = mix64(mix64(s.id + 13) ^ s.packets);
+  h = mix64(h ^ s.overflows);
+  for (const Port& q : s.ports) {
+    h = mix64(h ^ q.busy_until);
+    h = mix64(h ^ q.bytes_tx);
+    h = mix64(h ^ q.max_depth_bytes);
+    h = mix64(h ^ q.busy_ps);
+  }
+  return h;
+}
+
+}  // namespace warpsim::cluster

@@ -1,0 +1,55 @@
+// Switch logical process (leaf, spine/aggregation, core, and the per-node NVSwitch): store-and-forward
+// with one FIFO output queue per port. A packet that has fully arrived waits network.switch_latency_ns,
+// then queues behind the port's backlog (the port's busy horizon), serializes at the port's link
+// bandwidth and reaches the next hop after the link latency. Queue depth is derived from the busy horizon,
+// so congestion and incast emerge without per-packet queue entries in state. The fabric is lossless:
+// a packet that would exceed network.switch_buffer_bytes is counted as an overflow (where a real fabric
+// would pause the sender), not dropped.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/lp_type.hpp"
+#include "models/cluster/fat_tree.hpp"
+
+namespace warpsim::cluster {
+
+class SwitchLp final : public LpType {
+ public:
+  struct Port {
+    SimTime busy_until = 0;            // when the last queued packet finishes serializing
+    std::uint64_t bytes_tx = 0;
+    std::uint64_t max_depth_bytes = 0;  // largest backlog seen by an arriving packet, itself included
+    SimTime busy_ps = 0;               // total serialization time
+  };
+  struct State {
+    LpId id = 0;
+    std::uint64_t packets = 0;
+    std::uint64_t overflows = 0;  // packets that found the port buffer full
+    std::vector<Port> ports;
+  };
+
+  explicit SwitchLp(const FatTree& topology) : topo_(topology) {}
+  std::string_view name() const override { return "switch"; }
+  std::size_t state_bytes() const override { return sizeof(State) + 64 * sizeof(Port); }
+  std::uint32_t add_lp(LpId id) override;
+  void init(std::uint32_t, LpContext&) override {}
+  void forward(std::uint32_t slot, LpContext& ctx) override;
+  void reverse(std::uint32_t slot, LpContext& ctx) override;
+  std::uint64_t digest(std::uint32_t slot) const override;
+
+  std::size_t size() const { return states_.size(); }
+  const State& state(std::uint32_t slot) const { return states_[slot]; }
+  std::optional<std::uint32_t> slot_of(LpId id) const;
+
+ private:
+  // Backlog (bytes) an arriving packet of `bytes` finds at port, itself included, when ready at `ready`.
+  static std::uint64_t depth(SimTime busy_until, SimTime ready, double gbps, std::uint64_t bytes);
+
+  const FatTree& topo_;
+  std::vector<State> states_;
+};
+
+}  // namespace warpsim::cluster
