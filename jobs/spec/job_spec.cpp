@@ -1,0 +1,190 @@
+// JobSpec parsing (text/JSON), default filling and structural validation (see job_spec.hpp).
+#include "jobs/spec/job_spec.hpp"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace warpsim::spec {
+
+namespace {
+
+// Keeps the first parse error with its position; TextFormat otherwise only logs to stderr.
+class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
+    if (!error.empty()) return;
+    error = std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
+  }
+  void AddWarning(int, google::protobuf::io::ColumnNumber, const std::string&) override {}
+  std::string error;
+};
+
+[[noreturn]] void fail(const std::string& field, const std::string& what) {
+  throw std::invalid_argument("job spec: " + field + ": " + what);
+}
+
+std::string str(std::uint64_t v) {
+  return std::to_string(v);
+}
+
+void require_positive(std::uint64_t v, const std::string& field) {
+  if (v == 0) fail(field, "must be > 0");
+}
+
+void require_divides(std::uint64_t divisor, const std::string& divisor_field, std::uint64_t value,
+                     const std::string& value_field) {
+  if (value % divisor != 0) {
+    fail(divisor_field, str(divisor) + " does not divide " + value_field + " (" + str(value) + ")");
+  }
+}
+
+}  // namespace
+
+JobSpec parse_job_spec_text(std::string_view text, std::string_view source) {
+  JobSpec spec;
+  google::protobuf::TextFormat::Parser parser;
+  FirstErrorCollector errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(std::string(text), &spec)) {
+    throw std::invalid_argument(std::string(source) + ":" +
+                                (errors.error.empty() ? std::string("parse error") : errors.error));
+  }
+  return spec;
+}
+
+JobSpec parse_job_spec_json(std::string_view text, std::string_view source) {
+  JobSpec spec;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const auto status = google::protobuf::util::JsonStringToMessage(std::string(text), &spec, options);
+  if (!status.ok()) throw std::invalid_argument(std::string(source) + ": " + std::string(status.message()));
+  return spec;
+}
+
+JobSpec load_job_spec(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument("job spec: cannot read '" + path + "'");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  JobSpec spec = json ? parse_job_spec_json(buffer.str(), path) : parse_job_spec_text(buffer.str(), path);
+  spec = normalized(std::move(spec));
+  validate_job_spec(spec);
+  return spec;
+}
+
+JobSpec normalized(JobSpec spec) {
+  auto& m = *spec.mutable_model();
+  if (m.num_kv_heads() == 0) m.set_num_kv_heads(m.num_attention_heads());
+  if (m.dtype() == JobModel::DTYPE_UNSPECIFIED) m.set_dtype(JobModel::BF16);
+  if (m.norm() == JobModel::NORM_UNSPECIFIED) m.set_norm(JobModel::LAYER_NORM);
+  if (m.num_experts() == 0) m.set_num_experts(1);
+  if (m.num_experts() > 1 && m.moe_top_k() == 0) m.set_moe_top_k(1);
+  auto& p = *spec.mutable_parallelism();
+  for (auto [get, set] :
+       {std::pair{&JobParallelism::tensor_parallel, &JobParallelism::set_tensor_parallel},
+        std::pair{&JobParallelism::pipeline_parallel, &JobParallelism::set_pipeline_parallel},
+        std::pair{&JobParallelism::data_parallel, &JobParallelism::set_data_parallel},
+        std::pair{&JobParallelism::context_parallel, &JobParallelism::set_context_parallel},
+        std::pair{&JobParallelism::expert_parallel, &JobParallelism::set_expert_parallel},
+        std::pair{&JobParallelism::virtual_stages_per_rank, &JobParallelism::set_virtual_stages_per_rank}}) {
+    if ((p.*get)() == 0) (p.*set)(1);
+  }
+  if (p.pipeline_schedule() == JobParallelism::SCHEDULE_UNSPECIFIED) {
+    p.set_pipeline_schedule(JobParallelism::ONE_F_ONE_B);
+  }
+  auto& t = *spec.mutable_training();
+  if (t.micro_batch_sequences() == 0) t.set_micro_batch_sequences(1);
+  if (t.optimizer() == JobTraining::OPTIMIZER_UNSPECIFIED) t.set_optimizer(JobTraining::ADAM);
+  return spec;
+}
+
+std::uint64_t world_size(const JobSpec& s) {
+  const auto& p = s.parallelism();
+  return std::uint64_t{p.tensor_parallel()} * p.pipeline_parallel() * p.data_parallel() *
+         p.context_parallel();
+}
+
+std::uint64_t microbatches_per_step(const JobSpec& s) {
+  return s.training().global_batch_sequences() /
+         (std::uint64_t{s.training().micro_batch_sequences()} * s.parallelism().data_parallel());
+}
+
+void validate_job_spec(const JobSpec& s) {
+  const auto& m = s.model();
+  const auto& p = s.parallelism();
+  const auto& t = s.training();
+  if (s.gpu_type().empty()) fail("gpu_type", "must be set (e.g. \"H100-SXM\")");
+  require_positive(m.num_layers(), "model.num_layers");
+  require_positive(m.hidden_size(), "model.hidden_size");
+  require_positive(m.ffn_hidden_size(), "model.ffn_hidden_size");
+  require_positive(m.num_attention_heads(), "model.num_attention_heads");
+  require_positive(m.seq_length_tokens(), "model.seq_length_tokens");
+  require_positive(m.vocab_size(), "model.vocab_size");
+  require_divides(m.num_attention_heads(), "model.num_attention_heads", m.hidden_size(), "model.hidden_size");
+  require_divides(m.num_kv_heads(), "model.num_kv_heads", m.num_attention_heads(),
+                  "model.num_attention_heads");
+  if (m.num_experts() > 1 && (m.moe_top_k() == 0 || m.moe_top_k() > m.num_experts())) {
+    fail("model.moe_top_k", "must be within [1, model.num_experts=" + str(m.num_experts()) + "]");
+  }
+  if (m.num_experts() <= 1 && m.moe_top_k() > 1) fail("model.moe_top_k", "set but model.num_experts <= 1");
+
+  require_divides(p.tensor_parallel(), "parallelism.tensor_parallel", m.num_attention_heads(),
+                  "model.num_attention_heads");
+  require_divides(p.tensor_parallel(), "parallelism.tensor_parallel", m.num_kv_heads(), "model.num_kv_heads");
+  require_divides(p.tensor_parallel(), "parallelism.tensor_parallel", m.ffn_hidden_size(),
+                  "model.ffn_hidden_size");
+  require_divides(p.pipeline_parallel(), "parallelism.pipeline_parallel", m.num_layers(), "model.num_layers");
+  require_divides(p.context_parallel(), "parallelism.context_parallel", m.seq_length_tokens(),
+                  "model.seq_length_tokens");
+  if (p.expert_parallel() > 1) {
+    if (m.num_experts() <= 1) fail("parallelism.expert_parallel", "> 1 needs model.num_experts > 1");
+    require_divides(p.expert_parallel(), "parallelism.expert_parallel", m.num_experts(), "model.num_experts");
+    require_divides(p.expert_parallel(), "parallelism.expert_parallel", p.data_parallel(),
+                    "parallelism.data_parallel");
+  }
+  if (p.zero_stage() > 3)
+    fail("parallelism.zero_stage", "must be 0, 1, 2 or 3 (got " + str(p.zero_stage()) + ")");
+  if (p.sequence_parallel() && p.tensor_parallel() > 1) {
+    require_divides(p.tensor_parallel(), "parallelism.tensor_parallel",
+                    m.seq_length_tokens() / p.context_parallel(),
+                    "model.seq_length_tokens / parallelism.context_parallel");
+  }
+  const bool interleaved = p.pipeline_schedule() == JobParallelism::INTERLEAVED_1F1B;
+  if (!interleaved && p.virtual_stages_per_rank() != 1) {
+    fail("parallelism.virtual_stages_per_rank", "needs pipeline_schedule INTERLEAVED_1F1B");
+  }
+  if (interleaved) {
+    require_divides(std::uint64_t{p.pipeline_parallel()} * p.virtual_stages_per_rank(),
+                    "parallelism.pipeline_parallel x parallelism.virtual_stages_per_rank", m.num_layers(),
+                    "model.num_layers");
+  }
+
+  const std::uint64_t w = world_size(s);
+  if (s.world_size_gpus() != 0 && s.world_size_gpus() != w) {
+    fail("world_size_gpus", str(s.world_size_gpus()) + " != TP x PP x DP x CP = " + str(w));
+  }
+  require_positive(t.global_batch_sequences(), "training.global_batch_sequences");
+  const std::uint64_t per_replica = std::uint64_t{t.micro_batch_sequences()} * p.data_parallel();
+  if (t.global_batch_sequences() % per_replica != 0) {
+    fail("training.global_batch_sequences",
+         str(t.global_batch_sequences()) + " is not a multiple of micro_batch_sequences x data_parallel (" +
+             str(per_replica) + ")");
+  }
+  const std::uint64_t mb = microbatches_per_step(s);
+  if (interleaved && p.virtual_stages_per_rank() > 1 && mb % p.pipeline_parallel() != 0) {
+    fail("training.global_batch_sequences", "interleaved 1F1B needs the microbatch count (" + str(mb) +
+                                                ") to be a multiple of pipeline_parallel (" +
+                                                str(p.pipeline_parallel()) + ")");
+  }
+  if (t.checkpoint_interval_steps() == 0 && t.checkpoint_bytes() != 0) {
+    fail("training.checkpoint_bytes", "set but training.checkpoint_interval_steps is 0");
+  }
+}
+
+}  // namespace warpsim::spec

@@ -1,0 +1,29 @@
+// Loading and validating JobSpec (jobs/spec/job.proto): text format or JSON in, a normalized and checked
+// message out. Errors are std::invalid_argument whose message names the offending field.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "jobs/spec/job.pb.h"
+
+namespace warpsim::spec {
+
+// Parses protobuf text format; errors carry "source:line:column".
+JobSpec parse_job_spec_text(std::string_view text, std::string_view source = "<job spec>");
+// Parses JSON (proto3 JSON mapping, field names in lowerCamelCase or as written in the .proto).
+JobSpec parse_job_spec_json(std::string_view text, std::string_view source = "<job spec>");
+// Reads a file: JSON when the name ends in ".json", text format otherwise. Result is normalized + validated.
+JobSpec load_job_spec(const std::string& path);
+
+// Replaces "0 = default" fields by their defaults (degrees 1, micro-batch 1, BF16, ...).
+JobSpec normalized(JobSpec spec);
+// Structural checks of a normalized spec (divisibility, world size, batch split). The GPU type name is
+// checked against the profiles by the workload model (models/workload/job.hpp), which owns them.
+void validate_job_spec(const JobSpec& spec);
+
+// Parallel sizes derived from a normalized spec.
+std::uint64_t world_size(const JobSpec& spec);
+std::uint64_t microbatches_per_step(const JobSpec& spec);  // per pipeline, per data-parallel replica
+
+}  // namespace warpsim::spec

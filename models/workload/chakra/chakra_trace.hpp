@@ -1,0 +1,60 @@
+// Reader for MLCommons Chakra execution traces (one file per rank): a length-delimited protobuf stream,
+// varint length + ChakraProtoMsg.GlobalMetadata, then varint length + ChakraProtoMsg.Node per node.
+// Malformed input (truncated stream, bad varint, undecodable message, dangling or cyclic dependencies)
+// raises std::invalid_argument naming the file and byte offset; it never crashes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/workload/ops.hpp"
+
+namespace warpsim::workload::chakra {
+
+enum class NodeType : std::uint8_t {
+  kInvalid = 0,
+  kMetadata = 1,
+  kMemLoad = 2,
+  kMemStore = 3,
+  kComp = 4,
+  kCommSend = 5,
+  kCommRecv = 6,
+  kCommColl = 7,
+};
+std::string_view to_string(NodeType t);
+
+struct Node {
+  std::uint64_t id = 0;
+  std::string name;
+  NodeType type = NodeType::kInvalid;
+  std::uint64_t duration_micros = 0;
+  std::vector<std::uint64_t> data_deps;
+  std::vector<std::uint64_t> ctrl_deps;
+  // Communication attributes (present when the trace sets them).
+  std::optional<std::int64_t> comm_type;  // COMM_COLL: CollectiveCommType (ALL_REDUCE = 0, ...)
+  std::optional<std::int64_t> comm_size;  // bytes
+  std::optional<std::int64_t> comm_src;
+  std::optional<std::int64_t> comm_dst;
+  std::optional<std::int64_t> comm_tag;
+};
+
+struct Trace {
+  std::string source;
+  std::string version;      // GlobalMetadata.version ("" when absent)
+  std::vector<Node> nodes;  // file order
+  // Node indices in an order that respects every data and control dependency (ties by file order).
+  std::vector<std::size_t> execution_order() const;
+};
+
+Trace parse_trace(std::span<const std::uint8_t> bytes, std::string_view source = "<chakra>");
+Trace read_trace(const std::string& path);
+
+// The trace of one rank as workload ops in execution_order(): COMP -> kCompute with fixed_duration_ps,
+// SEND/RECV -> kSend/kRecv (peer, tag, bytes), COLL -> kCollective over all `world` ranks.
+std::vector<Op> to_ops(const Trace& trace, std::uint32_t world);
+
+}  // namespace warpsim::workload::chakra

@@ -1,0 +1,243 @@
+// Lazy per-GPU op stream (see gpu_program.hpp).
+#include "models/workload/gpu_program.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace warpsim::workload {
+
+GpuProgram::GpuProgram(std::shared_ptr<const Job> job, std::uint32_t rank, std::uint32_t steps)
+    : job_(std::move(job)), rank_(rank), steps_(steps) {
+  if (!job_) throw std::invalid_argument("GpuProgram: null job");
+  if (rank_ >= job_->world_size()) {
+    throw std::invalid_argument("GpuProgram: rank " + std::to_string(rank_) + " >= world size " +
+                                std::to_string(job_->world_size()));
+  }
+  stage_ = job_->stage_of(rank_);
+  slot_ops_ = job_->slot_offset(stage_, job_->schedule().slots_per_stage());
+  build_tail();
+}
+
+bool GpuProgram::checkpoint_after(std::uint32_t step) const {
+  const auto every = job_->spec().training().checkpoint_interval_steps();
+  return every != 0 && (step + 1) % every == 0;
+}
+
+std::uint64_t GpuProgram::step_start(std::uint32_t step) const {
+  const auto every = job_->spec().training().checkpoint_interval_steps();
+  return std::uint64_t{step} * ops_per_step() + (every ? step / every : 0);
+}
+
+GpuProgram::Position GpuProgram::position(std::uint64_t i) const {
+  if (i >= size()) throw std::out_of_range("GpuProgram: op index " + std::to_string(i) + " past the end");
+  auto step = static_cast<std::uint32_t>(i / (ops_per_step() + 1));
+  while (step + 1 < steps_ && step_start(step + 1) <= i) ++step;
+  Position p;
+  p.step = step;
+  const std::uint64_t local = i - step_start(step);
+  const std::uint64_t slots = job_->schedule().slots_per_stage();
+  if (local >= slot_ops_) {
+    p.slot = slots;
+    p.in_slot = local - slot_ops_;
+    return p;
+  }
+  // Offsets are prefix sums: the slot is the last one starting at or before `local`.
+  std::uint64_t lo = 0, hi = slots;
+  while (hi - lo > 1) {
+    const std::uint64_t mid = (lo + hi) / 2;
+    if (job_->slot_offset(stage_, mid) <= local)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  p.slot = lo;
+  p.in_slot = local - job_->slot_offset(stage_, lo);
+  return p;
+}
+
+Op GpuProgram::op(std::uint64_t i) const {
+  const Position p = position(i);
+  if (p.slot < job_->schedule().slots_per_stage()) return slot_op(p.step, p.slot, p.in_slot);
+  Op o = p.in_slot < tail_.size() ? tail_[p.in_slot] : checkpoint_;
+  o.step = p.step;
+  return o;
+}
+
+Op GpuProgram::layer_op(const LayerOp& t) const {
+  Op o;
+  o.kind = t.kind;
+  o.phase = t.phase;
+  o.name = t.name;
+  o.flops = t.flops;
+  o.bytes = t.bytes;
+  o.dtype = t.dtype;
+  if (t.kind == OpKind::kCollective) {
+    o.collective = t.collective;
+    o.group_kind = t.group;
+    o.group = job_->group(rank_, t.group);
+    o.comm_bytes = t.comm_bytes;
+  }
+  return o;
+}
+
+Op GpuProgram::p2p(bool send, std::uint32_t step, const ScheduleSlot& s) const {
+  const auto& sched = job_->schedule();
+  const std::uint32_t p = sched.stages(), v = sched.chunks();
+  std::uint32_t peer_stage = 0;
+  ScheduleSlot consumer = s;  // the tag names the slot that consumes the message
+  if (send) {
+    if (s.forward) {
+      peer_stage = stage_ + 1 < p ? stage_ + 1 : 0;
+      consumer.chunk = stage_ + 1 < p ? s.chunk : s.chunk + 1;
+    } else {
+      peer_stage = stage_ > 0 ? stage_ - 1 : p - 1;
+      consumer.chunk = stage_ > 0 ? s.chunk : s.chunk - 1;
+    }
+  } else {
+    peer_stage = sched.producer(stage_, s)->stage;
+  }
+  Op o;
+  o.kind = send ? OpKind::kSend : OpKind::kRecv;
+  o.phase = s.forward ? Phase::kForward : Phase::kBackward;
+  o.name = send ? (s.forward ? "pp_send_activation" : "pp_send_grad")
+                : (s.forward ? "pp_recv_activation" : "pp_recv_grad");
+  o.comm_bytes = job_->layer_ops().activation_bytes;
+  o.peer = rank_ + peer_stage * job_->pipeline_stride() - stage_ * job_->pipeline_stride();
+  o.tag = ((std::uint64_t{step} * 2 + (s.forward ? 0 : 1)) * sched.microbatches() + consumer.microbatch) * v +
+          consumer.chunk;
+  return o;
+}
+
+Op GpuProgram::slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) const {
+  const auto& sched = job_->schedule();
+  const auto& L = job_->layer_ops();
+  const ScheduleSlot s = sched.slot(stage_, k);
+  const bool first = sched.first_virtual(stage_, s.chunk);
+  const bool last = sched.last_virtual(stage_, s.chunk);
+  const bool p2p_on = sched.stages() > 1;
+  const std::uint32_t layer0 = sched.virtual_stage(stage_, s.chunk) * job_->layers_per_chunk();
+
+  const auto finish = [&](Op o, std::uint32_t layer) {
+    o.step = step;
+    o.microbatch = s.microbatch;
+    o.chunk = s.chunk;
+    o.layer = layer;
+    return o;
+  };
+  const bool has_recv = p2p_on && (s.forward ? !first : !last);
+  const bool has_send = p2p_on && (s.forward ? !last : !first);
+  if (has_recv) {
+    if (pos == 0) return finish(p2p(false, step, s), layer0);
+    --pos;
+  }
+  const auto& pre = s.forward ? L.embedding_forward : L.head_backward;
+  const bool pre_on = s.forward ? first : last;
+  const auto& post = s.forward ? L.head_forward : L.embedding_backward;
+  const bool post_on = s.forward ? last : first;
+  const std::uint32_t lc = job_->layers_per_chunk();
+  if (pre_on) {
+    if (pos < pre.size()) return finish(layer_op(pre[pos]), s.forward ? layer0 : layer0 + lc - 1);
+    pos -= pre.size();
+  }
+  const auto& body = s.forward ? L.forward : L.backward;
+  const std::uint64_t body_ops = std::uint64_t{lc} * body.size();
+  if (pos < body_ops) {
+    const auto j = static_cast<std::uint32_t>(pos / body.size());
+    const std::uint32_t layer =
+        s.forward ? layer0 + j : layer0 + lc - 1 - j;  // backward runs layers in reverse
+    return finish(layer_op(body[pos % body.size()]), layer);
+  }
+  pos -= body_ops;
+  if (post_on) {
+    if (pos < post.size()) return finish(layer_op(post[pos]), s.forward ? layer0 + lc - 1 : layer0);
+    pos -= post.size();
+  }
+  if (has_send && pos == 0) return finish(p2p(true, step, s), s.forward ? layer0 + lc - 1 : layer0);
+  throw std::logic_error("GpuProgram: slot op index out of range");
+}
+
+void GpuProgram::build_tail() {
+  const Job& j = *job_;
+  const auto& d = j.degrees();
+  const double e = dtype_bytes(j.shape().dtype);
+  const double ge = j.grad_bytes_per_param();
+  const std::uint64_t bucket = j.spec().training().grad_bucket_bytes();
+  const auto zero = d.zero;
+
+  const auto collective = [&](std::string_view name, Phase phase, CollectiveKind k, GroupKind g,
+                              double bytes) {
+    Op o;
+    o.kind = OpKind::kCollective;
+    o.phase = phase;
+    o.name = name;
+    o.collective = k;
+    o.group_kind = g;
+    o.group = j.group(rank_, g);
+    o.comm_bytes = static_cast<std::uint64_t>(std::llround(bytes));
+    return o;
+  };
+  // Splits `bytes` into buckets of the configured size (the last one holds the remainder).
+  const auto bucketed = [&](std::string_view name, Phase phase, CollectiveKind k, GroupKind g, double bytes) {
+    if (bytes <= 0 || j.group(rank_, g).size() <= 1) return;
+    const double size = bucket ? static_cast<double>(bucket) : bytes;
+    const auto n = static_cast<std::uint64_t>(std::ceil(bytes / size));
+    for (std::uint64_t b = 0; b < n; ++b) {
+      tail_.push_back(collective(name, phase, k, g, std::min(size, bytes - b * size)));
+    }
+  };
+
+  // Tied input/output embeddings live on the first and last stage; their gradients are summed first.
+  if (d.pp > 1 && !j.shape().untied && (stage_ == 0 || stage_ == d.pp - 1)) {
+    tail_.push_back(collective("embedding_grad_allreduce", Phase::kGradSync, CollectiveKind::kAllReduce,
+                               GroupKind::kEmbedding, j.layer_ops().embedding_params_per_gpu * ge));
+  }
+  // Dense gradients: ZeRO-3 already reduce-scattered the layers' gradients per micro-batch; what remains
+  // are the embedding/head parameters.
+  double dense = j.dense_grad_params(stage_);
+  double expert = j.expert_grad_params(stage_);
+  if (zero == 3) {
+    dense -= static_cast<double>(j.shape().layers) / d.pp * j.layer_ops().dense_layer_params_per_gpu;
+    expert = 0;
+  }
+  const bool sharded = zero >= 1;
+  const auto reduce = sharded ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce;
+  bucketed(sharded ? "dp_grad_reducescatter" : "dp_grad_allreduce", Phase::kGradSync, reduce,
+           GroupKind::kDataContext, dense * ge);
+  bucketed(sharded ? "ep_grad_reducescatter" : "ep_grad_allreduce", Phase::kGradSync, reduce,
+           GroupKind::kExpertDataContext, expert * ge);
+
+  // Optimizer over the parameters this GPU owns (all of its TP/PP/EP shard, or 1/n of it under ZeRO).
+  const double dp_n = j.group(rank_, GroupKind::kDataContext).size();
+  const double edp_n = j.group(rank_, GroupKind::kExpertDataContext).size();
+  const double owned = sharded ? j.dense_grad_params(stage_) / dp_n + j.expert_grad_params(stage_) / edp_n
+                               : j.dense_grad_params(stage_) + j.expert_grad_params(stage_);
+  const bool adam = j.spec().training().optimizer() != spec::JobTraining::SGD;
+  Op opt;
+  opt.kind = OpKind::kCompute;
+  opt.phase = Phase::kOptimizer;
+  opt.name = "optimizer_step";
+  opt.dtype = DType::kFp32;
+  // Adam: read grad, read/write fp32 master weight and both moments, write the model-dtype weight.
+  opt.bytes = owned * ((adam ? 4 + 8 + 16 : 4 + 8 + 8) + e);
+  opt.flops = owned * (adam ? 12 : 4);
+  tail_.push_back(opt);
+
+  if (zero == 1 || zero == 2) {
+    bucketed("dp_param_allgather", Phase::kOptimizer, CollectiveKind::kAllGather, GroupKind::kDataContext,
+             j.dense_grad_params(stage_) * e);
+    bucketed("ep_param_allgather", Phase::kOptimizer, CollectiveKind::kAllGather,
+             GroupKind::kExpertDataContext, j.expert_grad_params(stage_) * e);
+  } else if (zero == 3) {
+    bucketed("dp_param_allgather", Phase::kOptimizer, CollectiveKind::kAllGather, GroupKind::kDataContext,
+             dense * e);
+  }
+
+  checkpoint_.kind = OpKind::kCheckpointWrite;
+  checkpoint_.phase = Phase::kCheckpoint;
+  checkpoint_.name = "checkpoint_write";
+  checkpoint_.comm_bytes = static_cast<std::uint64_t>(std::llround(j.checkpoint_bytes() / j.world_size()));
+}
+
+}  // namespace warpsim::workload

@@ -1,0 +1,148 @@
+// Job: validation, derived quantities and the arithmetic rank layout (see job.hpp).
+#include "models/workload/job.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "jobs/spec/job_spec.hpp"
+
+namespace warpsim::workload {
+
+namespace {
+
+spec::JobSpec checked(spec::JobSpec s) {
+  s = spec::normalized(std::move(s));
+  spec::validate_job_spec(s);
+  if (spec::world_size(s) > std::numeric_limits<std::uint32_t>::max() / 2) {
+    throw std::invalid_argument("job spec: world_size_gpus: too many GPUs for 32-bit ranks");
+  }
+  return s;
+}
+
+const GpuProfile& checked_gpu(const spec::JobSpec& s) {
+  const GpuProfile& g = find_gpu_profile(s.gpu_type(), "job spec: gpu_type");
+  const DType d = ModelShape::from_spec(s.model()).dtype;
+  if (g.peak_flops(d) <= 0) {
+    throw std::invalid_argument("job spec: model.dtype: " + std::string(to_string(d)) +
+                                " is not supported by " + std::string(g.name));
+  }
+  return g;
+}
+
+}  // namespace
+
+Job::Job(spec::JobSpec spec, EfficiencyParams efficiency, std::shared_ptr<const MeasuredTable> measured)
+    : spec_(checked(std::move(spec))),
+      shape_(ModelShape::from_spec(spec_.model())),
+      deg_(Degrees::from_spec(spec_.parallelism())),
+      gpu_(&checked_gpu(spec_)),
+      compute_(*gpu_, efficiency, std::move(measured)),
+      ops_(build_layer_ops(shape_, deg_, spec_.training().micro_batch_sequences(),
+                           spec_.training().activation_recompute())),
+      schedule_(deg_.pp, static_cast<std::uint32_t>(spec::microbatches_per_step(spec_)), deg_.vpp),
+      world_(static_cast<std::uint32_t>(spec::world_size(spec_))),
+      layers_per_chunk_(static_cast<std::uint32_t>(shape_.layers / (std::uint64_t{deg_.pp} * deg_.vpp))) {
+  offsets_.resize(deg_.pp);
+  for (std::uint32_t s = 0; s < deg_.pp; ++s) {
+    auto& o = offsets_[s];
+    o.resize(schedule_.slots_per_stage() + 1);
+    for (std::uint64_t k = 0; k < schedule_.slots_per_stage(); ++k) {
+      o[k + 1] = o[k] + slot_op_count(s, schedule_.slot(s, k));
+    }
+  }
+}
+
+RankCoords Job::coords(std::uint32_t rank) const {
+  RankCoords c;
+  c.tp = rank % deg_.tp;
+  rank /= deg_.tp;
+  c.cp = rank % deg_.cp;
+  rank /= deg_.cp;
+  c.dp = rank % deg_.dp;
+  c.pp = rank / deg_.dp;
+  return c;
+}
+
+std::uint32_t Job::rank_of(const RankCoords& c) const {
+  return c.tp + deg_.tp * (c.cp + deg_.cp * (c.dp + deg_.dp * c.pp));
+}
+
+GroupDesc Job::group(std::uint32_t rank, GroupKind kind) const {
+  const RankCoords c = coords(rank);
+  const std::uint32_t t = deg_.tp, cp = deg_.cp;
+  GroupDesc g;
+  switch (kind) {
+    case GroupKind::kTensor:
+      g = {rank - c.tp, 1, t, 0, 1};
+      break;
+    case GroupKind::kContext:
+      g = {rank - c.cp * t, t, cp, 0, 1};
+      break;
+    case GroupKind::kDataContext:
+      g = {rank - c.cp * t - c.dp * t * cp, t, cp * deg_.dp, 0, 1};
+      break;
+    case GroupKind::kExpert: {
+      const std::uint32_t e = c.dp % deg_.ep;
+      g = {rank - e * t * cp, t * cp, deg_.ep, 0, 1};
+      break;
+    }
+    case GroupKind::kExpertDataContext: {
+      const std::uint32_t e = c.dp % deg_.ep;
+      g = {rank - c.cp * t - (c.dp - e) * t * cp, t, cp, t * cp * deg_.ep, deg_.dp / deg_.ep};
+      break;
+    }
+    case GroupKind::kEmbedding:
+      g = {rank - c.pp * pipeline_stride(), std::max<std::uint32_t>(1, (deg_.pp - 1) * pipeline_stride()),
+           deg_.pp > 1 ? 2u : 1u, 0, 1};
+      break;
+  }
+  return g;
+}
+
+std::uint64_t Job::slot_op_count(std::uint32_t stage, const ScheduleSlot& s) const {
+  const bool first = schedule_.first_virtual(stage, s.chunk);
+  const bool last = schedule_.last_virtual(stage, s.chunk);
+  const bool p2p = deg_.pp > 1;
+  std::uint64_t n = 0;
+  if (s.forward) {
+    n += (p2p && !first) + (p2p && !last);
+    n += first ? ops_.embedding_forward.size() : 0;
+    n += last ? ops_.head_forward.size() : 0;
+    n += std::uint64_t{layers_per_chunk_} * ops_.forward.size();
+  } else {
+    n += (p2p && !first) + (p2p && !last);
+    n += first ? ops_.embedding_backward.size() : 0;
+    n += last ? ops_.head_backward.size() : 0;
+    n += std::uint64_t{layers_per_chunk_} * ops_.backward.size();
+  }
+  return n;
+}
+
+double Job::dense_grad_params(std::uint32_t stage) const {
+  const double layers = static_cast<double>(shape_.layers) / deg_.pp;
+  double n = layers * ops_.dense_layer_params_per_gpu;
+  if (stage == 0) n += ops_.embedding_params_per_gpu;
+  if (stage == deg_.pp - 1) n += ops_.head_params_per_gpu;
+  return n;
+}
+
+double Job::expert_grad_params(std::uint32_t) const {
+  return static_cast<double>(shape_.layers) / deg_.pp * ops_.expert_layer_params_per_gpu;
+}
+
+double Job::grad_bytes_per_param() const {
+  return spec_.training().grad_reduce_fp32() ? 4.0 : dtype_bytes(shape_.dtype);
+}
+
+double Job::checkpoint_bytes() const {
+  if (spec_.training().checkpoint_bytes() != 0)
+    return static_cast<double>(spec_.training().checkpoint_bytes());
+  // Model weights in the model dtype + fp32 master weights + optimizer moments.
+  const double state = spec_.training().optimizer() == spec::JobTraining::SGD ? 4 + 4 : 4 + 8;
+  return count_params(shape_).total(shape_.layers) * (dtype_bytes(shape_.dtype) + state);
+}
+
+}  // namespace warpsim::workload

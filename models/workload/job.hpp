@@ -1,0 +1,77 @@
+// A validated training job: the spec plus everything derived from it once (shape, degrees, GPU profile,
+// compute model, per-layer op templates, pipeline schedule, per-stage op offsets) and the arithmetic GPU
+// rank layout. Shared read-only by every GpuProgram of the job (one per simulated GPU).
+//
+// Rank layout (Megatron-LM order): tensor index fastest, then context, then data, then pipeline:
+//   rank = tp + TP * (cp + CP * (dp + DP * pp)).
+// Expert parallelism is carved out of the data dimension: ep index = dp % EP.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "jobs/spec/job.pb.h"
+#include "models/workload/compute_model.hpp"
+#include "models/workload/ops.hpp"
+#include "models/workload/pipeline_schedule.hpp"
+#include "models/workload/transformer.hpp"
+
+namespace warpsim::workload {
+
+struct RankCoords {
+  std::uint32_t tp = 0, cp = 0, dp = 0, pp = 0;
+};
+
+class Job {
+ public:
+  // Normalizes and validates the spec (std::invalid_argument naming the field on error), including the GPU
+  // type and whether it supports the dtype.
+  explicit Job(spec::JobSpec spec, EfficiencyParams efficiency = {},
+               std::shared_ptr<const MeasuredTable> measured = nullptr);
+
+  const spec::JobSpec& spec() const { return spec_; }
+  const ModelShape& shape() const { return shape_; }
+  const Degrees& degrees() const { return deg_; }
+  const GpuProfile& gpu() const { return *gpu_; }
+  const ComputeModel& compute() const { return compute_; }
+  const LayerOps& layer_ops() const { return ops_; }
+  const PipelineSchedule& schedule() const { return schedule_; }
+
+  std::uint32_t world_size() const { return world_; }
+  std::uint32_t microbatches() const { return schedule_.microbatches(); }
+  std::uint32_t layers_per_chunk() const { return layers_per_chunk_; }
+  std::uint64_t micro_batch_sequences() const { return spec_.training().micro_batch_sequences(); }
+
+  RankCoords coords(std::uint32_t rank) const;
+  std::uint32_t rank_of(const RankCoords& c) const;
+  std::uint32_t stage_of(std::uint32_t rank) const { return coords(rank).pp; }
+  std::uint32_t pipeline_stride() const { return deg_.tp * deg_.cp * deg_.dp; }
+  GroupDesc group(std::uint32_t rank, GroupKind kind) const;
+
+  // Ops in a schedule slot of `stage` (recv + embedding/head + layers + send).
+  std::uint64_t slot_op_count(std::uint32_t stage, const ScheduleSlot& s) const;
+  // Index of the first op of slot k of `stage` within the step; k == slots_per_stage gives the total.
+  std::uint64_t slot_offset(std::uint32_t stage, std::uint64_t k) const { return offsets_[stage][k]; }
+
+  // Gradient bytes per GPU of a stage and their split (dense over DP x CP, expert over expert-data).
+  double dense_grad_params(std::uint32_t stage) const;
+  double expert_grad_params(std::uint32_t stage) const;
+  double grad_bytes_per_param() const;
+  // Whole-job checkpoint size (spec value, or weights + optimizer state).
+  double checkpoint_bytes() const;
+
+ private:
+  spec::JobSpec spec_;
+  ModelShape shape_;
+  Degrees deg_;
+  const GpuProfile* gpu_;
+  ComputeModel compute_;
+  LayerOps ops_;
+  PipelineSchedule schedule_;
+  std::uint32_t world_ = 1;
+  std::uint32_t layers_per_chunk_ = 1;
+  std::vector<std::vector<std::uint64_t>> offsets_;  // [stage][slot] prefix sums; size p x (2mv + 1)
+};
+
+}  // namespace warpsim::workload

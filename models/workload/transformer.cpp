@@ -1,0 +1,353 @@
+// Transformer parameter counts and per-GPU layer op decomposition (see transformer.hpp).
+#include "models/workload/transformer.hpp"
+
+#include <stdexcept>
+
+namespace warpsim::workload {
+
+namespace {
+
+DType to_dtype(spec::JobModel::DType d) {
+  switch (d) {
+    case spec::JobModel::FP16:
+      return DType::kFp16;
+    case spec::JobModel::FP8:
+      return DType::kFp8;
+    case spec::JobModel::FP32:
+      return DType::kFp32;
+    default:
+      return DType::kBf16;
+  }
+}
+
+// A forward compute op with the name its backward twin takes.
+struct Proto {
+  LayerOp op;
+  std::string_view backward_name;
+};
+
+class Builder {
+ public:
+  explicit Builder(DType dtype) : dtype_(dtype), e_(dtype_bytes(dtype)) {}
+
+  void gemm(std::string_view f, std::string_view b, double m, double k, double n) {
+    LayerOp op;
+    op.name = f;
+    op.flops = 2 * m * k * n;
+    op.bytes = e_ * (m * k + k * n + m * n);
+    op.dtype = dtype_;
+    ops.push_back({op, b});
+  }
+  // A GEMM-like op with explicit work (batched/grouped GEMMs: attention, experts).
+  void matmul(std::string_view f, std::string_view b, double flops, double elements) {
+    LayerOp op;
+    op.name = f;
+    op.flops = flops;
+    op.bytes = e_ * elements;
+    op.dtype = dtype_;
+    ops.push_back({op, b});
+  }
+  // Memory-bound op over `elements` values, each read/written `touches` times in total.
+  void elementwise(std::string_view f, std::string_view b, double elements, double touches) {
+    LayerOp op;
+    op.name = f;
+    op.flops = 4 * elements;  // a handful of FLOPs per element; negligible next to the GEMMs
+    op.bytes = e_ * elements * touches;
+    op.dtype = dtype_;
+    ops.push_back({op, b});
+  }
+  void collective(std::string_view name, std::string_view bwd_name, CollectiveKind k, GroupKind g,
+                  double bytes) {
+    LayerOp op;
+    op.kind = OpKind::kCollective;
+    op.name = name;
+    op.collective = k;
+    op.group = g;
+    op.comm_bytes = static_cast<std::uint64_t>(bytes);
+    ops.push_back({op, bwd_name});
+  }
+
+  std::vector<Proto> ops;
+
+ private:
+  DType dtype_;
+  double e_;
+};
+
+// The backward twin of a forward op: GEMMs do dgrad + wgrad (2x FLOPs and bytes), elementwise ops read the
+// incoming gradient and the saved input (2x bytes); TP all-gather and reduce-scatter swap roles; the CP ring
+// carries dK,dV back as well as K,V.
+LayerOp backward_of(const Proto& p) {
+  LayerOp op = p.op;
+  op.phase = Phase::kBackward;
+  op.name = p.backward_name;
+  if (op.kind == OpKind::kCompute) {
+    op.flops *= 2;
+    op.bytes *= 2;
+    return op;
+  }
+  switch (op.collective) {
+    case CollectiveKind::kAllGather:
+      op.collective = CollectiveKind::kReduceScatter;
+      break;
+    case CollectiveKind::kReduceScatter:
+      op.collective = CollectiveKind::kAllGather;
+      break;
+    case CollectiveKind::kRingExchange:
+      op.comm_bytes *= 2;
+      break;
+    default:
+      break;
+  }
+  return op;
+}
+
+}  // namespace
+
+ModelShape ModelShape::from_spec(const spec::JobModel& m) {
+  ModelShape s;
+  s.layers = m.num_layers();
+  s.hidden = m.hidden_size();
+  s.ffn = m.ffn_hidden_size();
+  s.heads = m.num_attention_heads();
+  s.kv_heads = m.num_kv_heads() ? m.num_kv_heads() : m.num_attention_heads();
+  s.seq = m.seq_length_tokens();
+  s.vocab = m.vocab_size();
+  s.experts = m.num_experts() ? m.num_experts() : 1;
+  s.top_k = s.experts > 1 ? (m.moe_top_k() ? m.moe_top_k() : 1) : 1;
+  s.dtype = to_dtype(m.dtype());
+  s.gated_mlp = m.gated_mlp();
+  s.linear_bias = m.linear_bias();
+  s.rms_norm = m.norm() == spec::JobModel::RMS_NORM;
+  s.learned_pos = m.learned_position_embeddings();
+  s.untied = m.untied_embeddings();
+  s.fused_attention = m.fused_attention();
+  return s;
+}
+
+Degrees Degrees::from_spec(const spec::JobParallelism& p) {
+  Degrees d;
+  d.tp = p.tensor_parallel() ? p.tensor_parallel() : 1;
+  d.pp = p.pipeline_parallel() ? p.pipeline_parallel() : 1;
+  d.dp = p.data_parallel() ? p.data_parallel() : 1;
+  d.cp = p.context_parallel() ? p.context_parallel() : 1;
+  d.ep = p.expert_parallel() ? p.expert_parallel() : 1;
+  d.interleaved = p.pipeline_schedule() == spec::JobParallelism::INTERLEAVED_1F1B;
+  d.vpp = d.interleaved && p.virtual_stages_per_rank() ? p.virtual_stages_per_rank() : 1;
+  d.zero = p.zero_stage();
+  d.sequence_parallel = p.sequence_parallel() && d.tp > 1;
+  return d;
+}
+
+double ParamCounts::active(std::uint64_t layers, std::uint64_t experts_n, std::uint64_t top_k) const {
+  const double active_experts = experts_n > 1 ? experts * static_cast<double>(top_k) / experts_n : 0.0;
+  return (per_layer() - experts + active_experts) * layers + embedding + output + final_norm;
+}
+
+ParamCounts count_params(const ModelShape& s) {
+  const double h = s.hidden, f = s.ffn, d = s.head_dim();
+  const double qkv_out = h + 2.0 * s.kv_heads * d;
+  const double mats = s.gated_mlp ? 3 : 2;
+  const double norm = s.rms_norm ? h : 2 * h;
+  ParamCounts c;
+  c.attention = h * qkv_out + h * h + (s.linear_bias ? qkv_out + h : 0);
+  const double mlp = mats * h * f + (s.linear_bias ? (mats - 1) * f + h : 0);
+  if (s.moe()) {
+    c.experts = mlp * s.experts;
+    c.router = h * s.experts;
+  } else {
+    c.mlp_dense = mlp;
+  }
+  c.norms = 2 * norm;
+  c.embedding = static_cast<double>(s.vocab) * h + (s.learned_pos ? static_cast<double>(s.seq) * h : 0);
+  c.output = s.untied ? static_cast<double>(s.vocab) * h : 0;
+  c.final_norm = norm;
+  return c;
+}
+
+double analytic_step_flops(const ModelShape& s, std::uint64_t global_batch_sequences) {
+  const ParamCounts c = count_params(s);
+  const double tokens = static_cast<double>(global_batch_sequences) * s.seq;
+  const double attention =
+      12.0 * s.layers * static_cast<double>(s.seq) * s.seq * s.hidden * global_batch_sequences;
+  // Embedding lookups do no FLOPs: only the output projection (the tied table or the untied head) does.
+  const double lookup_only = c.embedding - (s.untied ? 0.0 : static_cast<double>(s.vocab) * s.hidden);
+  return 6.0 * (c.active(s.layers, s.experts, s.top_k) - lookup_only) * tokens + attention;
+}
+
+LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t micro_batch, bool recompute) {
+  if (s.heads % d.tp || s.kv_heads % d.tp || s.ffn % d.tp || s.seq % d.cp || s.experts % d.ep) {
+    throw std::invalid_argument("parallelism: degrees do not divide the model shape");
+  }
+  const double e = dtype_bytes(s.dtype);
+  const double t = d.tp;
+  const double T = static_cast<double>(micro_batch) * s.seq / d.cp;  // local tokens
+  const double T_sp = d.sequence_parallel ? T / t : T;               // tokens outside the TP region
+  const double h = s.hidden, hd = s.head_dim();
+  const double a_l = static_cast<double>(s.heads) / t, kv_l = static_cast<double>(s.kv_heads) / t;
+  const double f_l = static_cast<double>(s.ffn) / t;
+  const double up = s.gated_mlp ? 2 : 1;
+  const double S = s.seq;  // keys each local query attends to (all chunks, via the CP ring)
+  const double V_l = static_cast<double>((s.vocab + d.tp - 1) / d.tp);
+  const ParamCounts pc = count_params(s);
+
+  LayerOps out;
+  out.dense_layer_params_per_gpu = (pc.attention + pc.mlp_dense) / t + pc.router + pc.norms;
+  out.expert_layer_params_per_gpu = pc.experts / (t * d.ep);
+  out.layer_params_per_gpu = out.dense_layer_params_per_gpu + out.expert_layer_params_per_gpu;
+  out.embedding_params_per_gpu = pc.embedding / t;
+  out.head_params_per_gpu = (s.untied ? pc.output / t : (d.pp > 1 ? pc.embedding / t : 0.0)) + pc.final_norm;
+  out.activation_bytes = static_cast<std::uint64_t>(T_sp * h * e);
+
+  const auto tp_enter = [&](Builder& b) {
+    if (d.sequence_parallel) {
+      b.collective("tp_allgather", "tp_reducescatter", CollectiveKind::kAllGather, GroupKind::kTensor,
+                   T * h * e);
+    }
+  };
+  const auto tp_exit = [&](Builder& b) {
+    if (d.tp == 1) return;
+    if (d.sequence_parallel) {
+      b.collective("tp_reducescatter", "tp_allgather", CollectiveKind::kReduceScatter, GroupKind::kTensor,
+                   T * h * e);
+    } else {
+      b.collective("tp_allreduce", "tp_allreduce", CollectiveKind::kAllReduce, GroupKind::kTensor, T * h * e);
+    }
+  };
+
+  Builder b(s.dtype);
+  b.elementwise("ln1_fwd", "ln1_bwd", T_sp * h, 2);
+  tp_enter(b);
+  b.gemm("qkv_fwd", "qkv_bwd", T, h, (a_l + 2 * kv_l) * hd);
+  if (d.cp > 1) {
+    b.collective("cp_ring_fwd", "cp_ring_bwd", CollectiveKind::kRingExchange, GroupKind::kContext,
+                 T * 2 * kv_l * hd * e);
+  }
+  if (s.fused_attention) {
+    b.matmul("attn_fwd", "attn_bwd", 4 * T * S * a_l * hd, 2 * T * a_l * hd + 2 * S * kv_l * hd);
+  } else {
+    b.matmul("attn_scores_fwd", "attn_scores_bwd", 2 * T * S * a_l * hd,
+             T * a_l * hd + S * kv_l * hd + a_l * T * S);
+    b.elementwise("softmax_fwd", "softmax_bwd", a_l * T * S, 2);
+    b.elementwise("attn_dropout_fwd", "attn_dropout_bwd", a_l * T * S, 2);
+    b.matmul("attn_values_fwd", "attn_values_bwd", 2 * T * S * a_l * hd,
+             a_l * T * S + S * kv_l * hd + T * a_l * hd);
+  }
+  b.gemm("proj_fwd", "proj_bwd", T, a_l * hd, h);
+  tp_exit(b);
+  b.elementwise("attn_residual_fwd", "attn_residual_bwd", T_sp * h, 3);
+  b.elementwise("ln2_fwd", "ln2_bwd", T_sp * h, 2);
+  tp_enter(b);
+  if (!s.moe()) {
+    b.gemm("mlp_up_fwd", "mlp_up_bwd", T, h, up * f_l);
+    b.elementwise("mlp_act_fwd", "mlp_act_bwd", T * f_l, s.gated_mlp ? 3 : 2);
+    b.gemm("mlp_down_fwd", "mlp_down_bwd", T, f_l, h);
+  } else {
+    const double k = s.top_k;
+    const double local_experts = static_cast<double>(s.experts) / d.ep;
+    b.gemm("router_fwd", "router_bwd", T, h, static_cast<double>(s.experts));
+    if (d.ep > 1) {
+      b.collective("ep_dispatch", "ep_combine_bwd", CollectiveKind::kAllToAll, GroupKind::kExpert,
+                   T * k * h * e);
+    }
+    // Balanced routing: every GPU processes T*k token-expert pairs spread over its local experts.
+    b.matmul("expert_up_fwd", "expert_up_bwd", 2 * T * k * h * up * f_l,
+             T * k * h + local_experts * h * up * f_l + T * k * up * f_l);
+    b.elementwise("expert_act_fwd", "expert_act_bwd", T * k * f_l, s.gated_mlp ? 3 : 2);
+    b.matmul("expert_down_fwd", "expert_down_bwd", 2 * T * k * f_l * h,
+             T * k * f_l + local_experts * f_l * h + T * k * h);
+    if (d.ep > 1) {
+      b.collective("ep_combine", "ep_dispatch_bwd", CollectiveKind::kAllToAll, GroupKind::kExpert,
+                   T * k * h * e);
+    }
+  }
+  tp_exit(b);
+  b.elementwise("mlp_residual_fwd", "mlp_residual_bwd", T_sp * h, 3);
+
+  // ZeRO-3 gathers this layer's parameters before each use and reduce-scatters its gradients after the
+  // backward (DeepSpeed/FSDP behaviour without prefetch across micro-batches).
+  const auto zero3_gather = [&](std::vector<LayerOp>& v, Phase phase) {
+    if (d.zero != 3) return;
+    LayerOp op;
+    op.kind = OpKind::kCollective;
+    op.phase = phase;
+    op.name = "zero3_param_allgather";
+    op.collective = CollectiveKind::kAllGather;
+    op.group = GroupKind::kDataContext;
+    op.comm_bytes = static_cast<std::uint64_t>(out.dense_layer_params_per_gpu * e);
+    v.push_back(op);
+    if (out.expert_layer_params_per_gpu > 0) {
+      op.name = "zero3_expert_param_allgather";
+      op.group = GroupKind::kExpertDataContext;
+      op.comm_bytes = static_cast<std::uint64_t>(out.expert_layer_params_per_gpu * e);
+      v.push_back(op);
+    }
+  };
+
+  zero3_gather(out.forward, Phase::kForward);
+  for (const auto& p : b.ops) out.forward.push_back(p.op);
+
+  zero3_gather(out.backward, Phase::kBackward);
+  if (recompute) {
+    for (const auto& p : b.ops) {
+      LayerOp op = p.op;
+      op.phase = Phase::kRecompute;
+      out.backward.push_back(op);
+    }
+  }
+  for (auto it = b.ops.rbegin(); it != b.ops.rend(); ++it) out.backward.push_back(backward_of(*it));
+  if (d.zero == 3) {
+    zero3_gather(out.backward, Phase::kBackward);  // placeholders turned into gradient reduce-scatters below
+    const std::size_t n = out.expert_layer_params_per_gpu > 0 ? 2 : 1;
+    for (std::size_t i = out.backward.size() - n; i < out.backward.size(); ++i) {
+      auto& op = out.backward[i];
+      op.collective = CollectiveKind::kReduceScatter;
+      op.name = op.group == GroupKind::kDataContext ? "zero3_grad_reducescatter"
+                                                    : "zero3_expert_grad_reducescatter";
+    }
+  }
+
+  // Output head on the last pipeline stage: final norm, vocabulary-parallel output GEMM and cross entropy.
+  Builder head(s.dtype);
+  head.elementwise("final_ln_fwd", "final_ln_bwd", T_sp * h, 2);
+  tp_enter(head);
+  head.gemm("lm_head_fwd", "lm_head_bwd", T, h, V_l);
+  head.elementwise("loss_fwd", "loss_bwd", T * V_l, 2);
+  if (d.tp > 1) {
+    // Vocabulary-parallel cross entropy all-reduces max, sum-exp and target logit (fp32 per token).
+    head.collective("tp_loss_allreduce", "tp_allreduce", CollectiveKind::kAllReduce, GroupKind::kTensor,
+                    T * 4 * 3);
+  }
+  for (const auto& p : head.ops) out.head_forward.push_back(p.op);
+  for (auto it = head.ops.rbegin(); it != head.ops.rend(); ++it) {
+    if (it->op.name == "tp_loss_allreduce") {
+      continue;  // the loss statistics need no backward collective
+    }
+    out.head_backward.push_back(backward_of(*it));
+    if (it->op.name == "lm_head_fwd" && d.tp > 1 && !d.sequence_parallel) {
+      LayerOp ar;
+      ar.kind = OpKind::kCollective;
+      ar.phase = Phase::kBackward;
+      ar.name = "tp_allreduce";
+      ar.group = GroupKind::kTensor;
+      ar.comm_bytes = static_cast<std::uint64_t>(T * h * e);
+      out.head_backward.push_back(ar);
+    }
+  }
+
+  // Token embedding on the first stage: a vocabulary-parallel lookup whose partial rows are summed over TP.
+  Builder emb(s.dtype);
+  emb.elementwise("embedding_fwd", "embedding_bwd", T * h, s.learned_pos ? 3 : 2);
+  if (d.tp > 1) {
+    if (d.sequence_parallel) {
+      emb.collective("tp_reducescatter", "", CollectiveKind::kReduceScatter, GroupKind::kTensor, T * h * e);
+    } else {
+      emb.collective("tp_allreduce", "", CollectiveKind::kAllReduce, GroupKind::kTensor, T * h * e);
+    }
+  }
+  for (const auto& p : emb.ops) out.embedding_forward.push_back(p.op);
+  out.embedding_backward.push_back(backward_of(emb.ops.front()));
+  return out;
+}
+
+}  // namespace warpsim::workload

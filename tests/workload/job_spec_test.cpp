@@ -1,0 +1,89 @@
+// JobSpec parsing (text and JSON) and validation errors that name the field.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "jobs/spec/job_spec.hpp"
+#include "models/workload/job.hpp"
+#include "tests/workload/test_jobs.hpp"
+
+namespace warpsim::workload {
+namespace {
+
+using testing::dense_spec_text;
+
+std::string error_of(const std::string& text) {
+  try {
+    Job job(spec::parse_job_spec_text(text));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(JobSpec, TextAndJsonGiveTheSameJob) {
+  const auto text = dense_spec_text("tensor_parallel: 2 pipeline_parallel: 2 data_parallel: 2",
+                                    "global_batch_sequences: 16 micro_batch_sequences: 2");
+  const spec::JobSpec a = spec::parse_job_spec_text(text);
+  const spec::JobSpec b = spec::parse_job_spec_json(
+      R"({"name": "gpt-small", "gpuType": "H100-SXM",
+          "model": {"numLayers": 8, "hiddenSize": 2048, "ffnHiddenSize": 8192, "numAttentionHeads": 16,
+                    "seqLengthTokens": 1024, "vocabSize": 32000, "dtype": "BF16", "linearBias": true},
+          "parallelism": {"tensor_parallel": 2, "pipeline_parallel": 2, "data_parallel": 2},
+          "training": {"globalBatchSequences": "16", "microBatchSequences": 2}})");
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
+  const Job job(a);
+  EXPECT_EQ(job.world_size(), 8u);
+  EXPECT_EQ(job.microbatches(), 4u);  // 16 / (2 x 2)
+}
+
+TEST(JobSpec, ParseErrorsCarryPositionOrField) {
+  try {
+    spec::parse_job_spec_text("model { num_layers: -3 }", "bad.txtpb");
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.txtpb:1:"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(spec::parse_job_spec_json(R"({"model": {"noSuchField": 1}})"), std::invalid_argument);
+}
+
+TEST(JobSpec, ValidationNamesTheField) {
+  const std::string train = "global_batch_sequences: 16";
+  EXPECT_NE(error_of(dense_spec_text("tensor_parallel: 3", train)).find("parallelism.tensor_parallel"),
+            std::string::npos);
+  EXPECT_NE(error_of(dense_spec_text("pipeline_parallel: 3", train)).find("parallelism.pipeline_parallel"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(dense_spec_text("tensor_parallel: 2 data_parallel: 2", train, 8)).find("world_size_gpus"),
+      std::string::npos);
+  EXPECT_NE(error_of(dense_spec_text("data_parallel: 3", train)).find("training.global_batch_sequences"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(dense_spec_text("data_parallel: 2", "global_batch_sequences: 16 micro_batch_sequences: 3"))
+          .find("training.global_batch_sequences"),
+      std::string::npos);
+  std::string gpu = dense_spec_text("", train);
+  gpu.replace(gpu.find("H100-SXM"), 8, "TPU-v9");
+  const std::string gpu_error = error_of(gpu);
+  EXPECT_NE(gpu_error.find("gpu_type"), std::string::npos) << gpu_error;
+  EXPECT_NE(gpu_error.find("A100-80GB"), std::string::npos) << "lists the known types: " << gpu_error;
+  EXPECT_NE(error_of(dense_spec_text("pipeline_parallel: 2 pipeline_schedule: INTERLEAVED_1F1B "
+                                     "virtual_stages_per_rank: 2",
+                                     "global_batch_sequences: 3"))
+                .find("training.global_batch_sequences"),
+            std::string::npos);
+  EXPECT_NE(error_of(dense_spec_text("zero_stage: 4", train)).find("parallelism.zero_stage"),
+            std::string::npos);
+  EXPECT_NE(error_of(dense_spec_text("expert_parallel: 2 data_parallel: 2", train))
+                .find("parallelism.expert_parallel"),
+            std::string::npos);
+  std::string fp8 = dense_spec_text("", train);
+  fp8.replace(fp8.find("H100-SXM"), 8, "A100-80GB");
+  fp8.replace(fp8.find("BF16"), 4, "FP8");
+  EXPECT_NE(error_of(fp8).find("model.dtype"), std::string::npos);
+  EXPECT_EQ(error_of(dense_spec_text("tensor_parallel: 2", train)), "");
+}
+
+}  // namespace
+}  // namespace warpsim::workload
