@@ -4,14 +4,19 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <vector>
 
 #include "engine/engine.hpp"
+#include "engine/series_recorder.hpp"
+#include "io/hdf5_series_writer.hpp"
 #include "io/key_value_report.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
@@ -31,8 +36,52 @@ struct PholdOptions {
   double remote = 0.25;
   double end_time = 10000;
   std::string digest_file;
+  std::string output;            // HDF5 series file; empty = no series
+  double sample_interval = 100;  // time units
+  bool overwrite = false;
+  int compression = 1;  // deflate level of the series datasets
   EngineOptions engine;
 };
+
+// The run's parameters as JSON for /meta/spec (rank-count independent: total LPs, not LPs per rank).
+std::string spec_json(const phold::PholdParams& p, const PholdOptions& o) {
+  std::ostringstream j;
+  j.precision(17);
+  j << "{\"model\": \"phold\", \"lp_count\": " << p.lp_count << ", \"start_events\": " << p.start_events
+    << ", \"lookahead\": " << p.lookahead << ", \"mean\": " << p.mean << ", \"remote\": " << p.remote
+    << ", \"end_time\": " << o.end_time << ", \"sample_interval\": " << o.sample_interval
+    << ", \"seed\": " << o.engine.seed << ", \"time_unit\": \"us\"}";
+  return j.str();
+}
+
+void write_series(const PholdOptions& o, const phold::PholdParams& params, const EngineConfig& config,
+                  const RunResult& r, SeriesRecorder& recorder) {
+  recorder.finish();
+  const double unit = static_cast<double>(phold::kTimeUnit);
+  io::RunMetadata meta;
+  meta.text = {{"model", "phold"},
+               {"spec", spec_json(params, o)},
+               {"warpsim_version", io::warpsim_version()},
+               {"git_revision", io::git_revision()},
+               {"sync", std::string(to_string(config.sync))},
+               {"partition", o.engine.partition}};
+  meta.integers = {{"ranks", r.ranks},
+                   {"seed", o.engine.seed},
+                   {"events_rolled_back", static_cast<std::int64_t>(r.total.rolled_back)},
+                   {"events_processed", static_cast<std::int64_t>(r.total.processed)}};
+  meta.reals = {{"wall_seconds", r.wall_seconds}};
+  const auto committed = static_cast<double>(r.total.committed);
+  const std::vector<io::SummaryValue> summary = {
+      {"events_committed", committed, "events"},
+      {"lp_count", static_cast<double>(params.lp_count), "lps"},
+      {"end_time_us", static_cast<double>(config.end_time) / unit, "us"},
+      {"sample_interval_us", static_cast<double>(recorder.interval()) / unit, "us"},
+      {"events_per_lp", committed / static_cast<double>(params.lp_count), "events"},
+      {"event_rate_simulated", committed / (static_cast<double>(config.end_time) / unit), "events/us"}};
+  io::SeriesFileOptions file_options;
+  file_options.deflate_level = o.compression;
+  io::write_series_file(o.output, recorder, meta, summary, MPI_COMM_WORLD, file_options);
+}
 
 void write_digests(const Engine& engine, const std::string& path, int rank, int ranks) {
   // Gathered to rank 0 only on request: this file is a test artefact and scales with the LP count.
@@ -96,8 +145,21 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
   if (config.sync == SyncMode::kSequential && ranks != 1) {
     throw UsageError("--sync sequential runs on 1 rank (got " + std::to_string(ranks) + ")");
   }
+  if (o.compression < 0 || o.compression > 9) throw UsageError("--compression must be within [0, 9]");
+  std::unique_ptr<SeriesRecorder> recorder;
+  if (!o.output.empty()) {
+    if (!(o.sample_interval > 0) || !std::isfinite(o.sample_interval))
+      throw UsageError("--sample-interval must be > 0 (got " + std::to_string(o.sample_interval) + ")");
+    const SimTime interval = phold::to_engine_time(o.sample_interval);
+    if (interval == 0) throw UsageError("--sample-interval is below one picosecond");
+    if (o.sample_interval * 1e8 < o.end_time)
+      throw UsageError("--sample-interval gives more than 1e8 samples per LP");
+    // Checked before the simulation so that a bad path costs nothing.
+    io::check_output_path(o.output, o.overwrite, "--output", MPI_COMM_WORLD);
+    recorder = std::make_unique<SeriesRecorder>(interval, config.end_time);
+  }
 
-  phold::PholdModel model(params);
+  phold::PholdModel model(params, recorder.get());
   std::unique_ptr<LpMap> map;
   if (o.engine.partition == "round-robin") {
     map = std::make_unique<RoundRobinLpMap>(params.lp_count, ranks);
@@ -107,6 +169,12 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
   Engine engine(model, *map, config, MPI_COMM_WORLD);
   const RunResult r = engine.run();
   if (!o.digest_file.empty()) write_digests(engine, o.digest_file, rank, ranks);
+  double output_seconds = 0;
+  if (recorder) {
+    const auto start = std::chrono::steady_clock::now();
+    write_series(o, params, config, r, *recorder);
+    output_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
   if (rank != 0) return 0;
 
   const EngineStats& t = r.total;
@@ -139,6 +207,12 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
   char digest[32];
   std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(r.state_digest));
   report.add("state digest", std::string(digest));
+  if (recorder) {
+    report.add("output file", o.output);
+    report.add("output bytes", static_cast<std::uint64_t>(std::filesystem::file_size(o.output)));
+    report.add("output samples", recorder->sample_count());
+    report.add("output seconds", output_seconds, 3);
+  }
   report.print(std::cout);
   return 0;
 }
@@ -163,6 +237,15 @@ std::function<int()> add_phold_command(CLI::App& app, const CommandEnv& env) {
   cmd->add_option("--end-time", options->end_time, "simulated end time, time units (1 unit = 1 us)")
       ->capture_default_str();
   cmd->add_option("--digest-file", options->digest_file, "write every LP's final state digest (lp hex) here");
+  CLI::Option* output = cmd->add_option("--output", options->output,
+                                        "write per-LP time series to this HDF5 file (docs/hdf5-layout.md)");
+  cmd->add_option("--sample-interval", options->sample_interval, "series sample interval, time units")
+      ->capture_default_str()
+      ->needs(output);
+  cmd->add_flag("--overwrite", options->overwrite, "replace an existing --output file")->needs(output);
+  cmd->add_option("--compression", options->compression, "deflate level 0-9 of the series datasets")
+      ->capture_default_str()
+      ->needs(output);
   add_engine_options(*cmd, options->engine);
   return [options, cmd, rank, ranks]() -> int {
     if (!cmd->parsed()) return -1;

@@ -2,6 +2,7 @@
 #include "models/phold/phold_model.hpp"
 
 #include <cmath>
+#include <string>
 
 namespace warpsim::phold {
 
@@ -22,10 +23,19 @@ SimTime to_engine_time(double units) {
   return static_cast<SimTime>(std::llround(units * static_cast<double>(kTimeUnit)));
 }
 
-PholdLp::PholdLp(const PholdParams& params)
-    : params_(params), lookahead_ps_(to_engine_time(params.lookahead)) {}
+PholdLp::PholdLp(const PholdParams& params, SeriesRecorder* recorder)
+    : params_(params), lookahead_ps_(to_engine_time(params.lookahead)), recorder_(recorder) {
+  if (recorder_ == nullptr) return;
+  series_kind_ = recorder_->declare_kind(
+      std::string(kSeriesKind), params.lp_count,
+      {MetricSpec{"events", "events", Aggregation::kSum, "events the LP handled (committed) in the interval"},
+       MetricSpec{"remote_events", "events", Aggregation::kSum,
+                  "handled events that another LP had sent (a subset of events)"}});
+}
 
-std::uint32_t PholdLp::add_lp(LpId) {
+std::uint32_t PholdLp::add_lp(LpId id) {
+  if (recorder_ != nullptr)
+    components_.push_back(recorder_->add_component(series_kind_, id, "lp" + std::to_string(id)));
   states_.push_back(State{0, 0});
   return static_cast<std::uint32_t>(states_.size() - 1);
 }
@@ -51,6 +61,13 @@ void PholdLp::reverse(std::uint32_t slot, LpContext& ctx) {
   State& s = states_[slot];
   --s.handled;
   s.checksum -= key_hash(ctx.event_key());
+}
+
+void PholdLp::commit(std::uint32_t slot, LpContext& ctx) {
+  // Only committed events reach the series, so rollbacks never show in the output.
+  if (recorder_ == nullptr) return;
+  recorder_->add(components_[slot], kEvents, ctx.now(), 1.0);
+  if (ctx.event_key().src != ctx.self()) recorder_->add(components_[slot], kRemoteEvents, ctx.now(), 1.0);
 }
 
 std::uint64_t PholdLp::digest(std::uint32_t slot) const {

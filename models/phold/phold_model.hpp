@@ -2,6 +2,8 @@
 // each LP starts with `start_events` events; handling one schedules one new event at
 // now + lookahead + Exp(mean); with probability `remote` its destination is uniform over all LPs, else the
 // LP itself. One PHOLD time unit is one microsecond of engine time.
+// With a SeriesRecorder, each LP is a "phold_lp" component whose commit handler records, per sample
+// interval, the events it handled and how many of them came from another LP.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "engine/model.hpp"
+#include "engine/series_recorder.hpp"
 
 namespace warpsim::phold {
 
@@ -25,13 +28,19 @@ SimTime to_engine_time(double units);
 
 class PholdLp final : public LpType {
  public:
-  explicit PholdLp(const PholdParams& params);
+  // Series of the "phold_lp" component kind, in declaration order.
+  enum Metric : std::uint32_t { kEvents = 0, kRemoteEvents = 1 };
+  static constexpr std::string_view kSeriesKind = "phold_lp";
+
+  // `recorder` (optional) must outlive the LP type; the type declares its component kind in it.
+  PholdLp(const PholdParams& params, SeriesRecorder* recorder);
   std::string_view name() const override { return "phold"; }
   std::size_t state_bytes() const override { return sizeof(State); }
   std::uint32_t add_lp(LpId id) override;
   void init(std::uint32_t slot, LpContext& ctx) override;
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
+  void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
 
  private:
@@ -44,11 +53,15 @@ class PholdLp final : public LpType {
   PholdParams params_;
   SimTime lookahead_ps_;
   std::vector<State> states_;
+  SeriesRecorder* recorder_ = nullptr;
+  SeriesRecorder::KindId series_kind_ = 0;
+  std::vector<SeriesRecorder::Component> components_;  // by slot, only with a recorder
 };
 
 class PholdModel final : public Model {
  public:
-  explicit PholdModel(const PholdParams& params) : params_(params), lp_type_(params) {}
+  explicit PholdModel(const PholdParams& params, SeriesRecorder* recorder = nullptr)
+      : params_(params), lp_type_(params, recorder) {}
   std::uint64_t lp_count() const override { return params_.lp_count; }
   std::size_t type_count() const override { return 1; }
   LpType& type(std::size_t) override { return lp_type_; }

@@ -1,0 +1,169 @@
+// Serial readers for warpsim series files (see hdf5_reader.hpp).
+#include "io/hdf5_reader.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace warpsim::io {
+
+namespace {
+
+// Silences HDF5's error-stack printing while probing for things that may legitimately be absent.
+class QuietErrors {
+ public:
+  QuietErrors() {
+    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+  QuietErrors(const QuietErrors&) = delete;
+  QuietErrors& operator=(const QuietErrors&) = delete;
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+herr_t collect_names(hid_t, const char* name, const H5L_info_t*, void* data) {
+  static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+  return 0;
+}
+
+std::vector<std::string> children(hid_t file, const std::string& group) {
+  std::vector<std::string> names;
+  if (H5Lexists(file, group.c_str(), H5P_DEFAULT) <= 0) return names;
+  h5::Handle g = h5::group(H5Gopen2(file, group.c_str(), H5P_DEFAULT), "opening " + group);
+  h5::check(H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_names, &names), "listing " + group);
+  return names;
+}
+
+std::vector<hsize_t> dims_of(hid_t ds) {
+  h5::Handle space = h5::space(H5Dget_space(ds), "dataset space");
+  const int n = H5Sget_simple_extent_ndims(space);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(n, 0)));
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  return dims;
+}
+
+}  // namespace
+
+h5::Handle open_series_file(const std::string& path) {
+  QuietErrors quiet;
+  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (id < 0) throw std::invalid_argument("cannot open '" + path + "' as an HDF5 file");
+  return h5::file(id, "opening " + path);
+}
+
+std::string read_text_attribute(hid_t object, const std::string& name) {
+  if (H5Aexists(object, name.c_str()) <= 0) return {};
+  h5::Handle attr = h5::attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT), "opening attribute " + name);
+  h5::Handle t = h5::type(H5Aget_type(attr), "attribute type");
+  if (H5Tget_class(t) != H5T_STRING) return {};
+  if (H5Tis_variable_str(t) > 0) {
+    char* text = nullptr;
+    h5::Handle mem = h5::string_type();
+    h5::check(H5Aread(attr, mem, &text), "reading attribute " + name);
+    std::string value = text ? text : "";
+    H5free_memory(text);
+    return value;
+  }
+  std::string value(H5Tget_size(t), '\0');
+  h5::check(H5Aread(attr, t, value.data()), "reading attribute " + name);
+  value.erase(std::find(value.begin(), value.end(), '\0'), value.end());
+  return value;
+}
+
+std::vector<std::tuple<std::string, double, std::string>> read_summary(hid_t file) {
+  std::vector<std::tuple<std::string, double, std::string>> rows;
+  for (const std::string& name : children(file, "summary")) {
+    h5::Handle ds = h5::dataset(H5Dopen2(file, ("summary/" + name).c_str(), H5P_DEFAULT), "opening " + name);
+    double value = 0;
+    h5::check(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &value), "reading " + name);
+    rows.emplace_back(name, value, read_text_attribute(ds, "unit"));
+  }
+  return rows;
+}
+
+std::vector<std::string> series_metrics(hid_t file) {
+  std::vector<std::string> metrics;
+  for (const std::string& kind : children(file, "series")) {
+    if (kind == "time") continue;
+    for (const std::string& metric : children(file, "series/" + kind)) metrics.push_back(kind + "/" + metric);
+  }
+  return metrics;
+}
+
+std::vector<std::uint64_t> read_sample_times(hid_t file) {
+  h5::Handle ds = h5::dataset(H5Dopen2(file, "series/time", H5P_DEFAULT), "opening /series/time");
+  const auto dims = dims_of(ds);
+  std::vector<std::uint64_t> times(dims.empty() ? 0 : dims[0]);
+  if (!times.empty())
+    h5::check(H5Dread(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, times.data()), "reading times");
+  return times;
+}
+
+SeriesDataset open_series(hid_t file, const std::string& metric) {
+  const auto slash = metric.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == metric.size())
+    throw std::invalid_argument("--metric: expected KIND/METRIC, got '" + metric + "'");
+  const std::string path = "series/" + metric;
+  bool exists = false;
+  {
+    QuietErrors quiet;
+    exists = H5Lexists(file, ("series/" + metric.substr(0, slash)).c_str(), H5P_DEFAULT) > 0 &&
+             H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0;
+  }
+  if (!exists) {
+    std::string known;
+    for (const std::string& m : series_metrics(file)) known += (known.empty() ? "" : ", ") + m;
+    throw std::invalid_argument("--metric: no series '" + metric + "' (available: " + known + ")");
+  }
+  SeriesDataset s;
+  s.dataset = h5::dataset(H5Dopen2(file, path.c_str(), H5P_DEFAULT), "opening " + path);
+  s.kind = metric.substr(0, slash);
+  s.metric = metric.substr(slash + 1);
+  const auto dims = dims_of(s.dataset);
+  if (dims.size() != 2)
+    throw std::invalid_argument("--metric: '" + metric + "' is not a [component, sample] dataset");
+  s.components = dims[0];
+  s.samples = dims[1];
+  return s;
+}
+
+std::vector<double> read_rows(const SeriesDataset& series, std::uint64_t first, std::uint64_t rows) {
+  std::vector<double> values(rows * series.samples);
+  if (values.empty()) return values;
+  h5::Handle file_space = h5::space(H5Dget_space(series.dataset), "dataset space");
+  const hsize_t start[2] = {first, 0};
+  const hsize_t count[2] = {rows, series.samples};
+  h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+            "selecting rows");
+  h5::Handle mem_space = h5::space(H5Screate_simple(2, count, nullptr), "memory space");
+  h5::check(H5Dread(series.dataset, H5T_NATIVE_DOUBLE, mem_space, file_space, H5P_DEFAULT, values.data()),
+            "reading rows");
+  return values;
+}
+
+std::vector<std::string> component_names(hid_t file, const std::string& kind, std::uint64_t count) {
+  const std::string path = "components/" + kind + "/name";
+  {
+    QuietErrors quiet;
+    if (H5Lexists(file, ("components/" + kind).c_str(), H5P_DEFAULT) <= 0 ||
+        H5Lexists(file, path.c_str(), H5P_DEFAULT) <= 0)
+      return {};
+  }
+  h5::Handle ds = h5::dataset(H5Dopen2(file, path.c_str(), H5P_DEFAULT), "opening " + path);
+  h5::Handle t = h5::type(H5Dget_type(ds), "name type");
+  const std::size_t width = H5Tget_size(t);
+  if (H5Tis_variable_str(t) > 0 || width == 0) return {};
+  std::vector<char> raw(count * width);
+  if (count) h5::check(H5Dread(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()), "reading " + path);
+  std::vector<std::string> names(count);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const char* p = raw.data() + i * width;
+    names[i].assign(p, std::find(p, p + width, '\0'));
+  }
+  return names;
+}
+
+}  // namespace warpsim::io

@@ -1,0 +1,53 @@
+// Writes a finished SeriesRecorder, run metadata and a summary into one HDF5 file, from all ranks at once
+// (parallel HDF5 over MPI-IO, collective writes). Layout: docs/hdf5-layout.md. The file is written under
+// "<path>.partial" and renamed by rank 0 after every rank has closed it, so a run that dies leaves no file
+// under the final name.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/series_recorder.hpp"
+
+namespace warpsim::io {
+
+// /meta attributes: what describes the run but may legitimately differ between equivalent runs (rank count,
+// sync mode, wall time). Every rank must pass identical values.
+struct RunMetadata {
+  std::vector<std::pair<std::string, std::string>> text;
+  std::vector<std::pair<std::string, std::int64_t>> integers;
+  std::vector<std::pair<std::string, double>> reals;
+};
+
+// /summary scalars: the run's key results. Only values that are identical whatever the rank count, sync
+// mode and partition belong here (files of equivalent runs compare equal on /series, /components, /summary).
+struct SummaryValue {
+  std::string name;
+  double value = 0;
+  std::string unit;
+};
+
+struct SeriesFileOptions {
+  // Deflate level 0-9 for the series datasets (0 = none). Parallel HDF5 >= 1.10.2 writes filtered datasets
+  // collectively; the choice and its measured cost are in docs/hdf5-layout.md.
+  int deflate_level = 1;
+};
+
+// Collective. Throws std::invalid_argument on every rank (message naming `flag`) when `path` cannot be
+// used: empty, a directory, already existing without `overwrite`, or not creatable. Creates nothing.
+void check_output_path(const std::string& path, bool overwrite, const std::string& flag, MPI_Comm comm);
+
+// Collective. `recorder` must be finished(). Throws std::runtime_error on an HDF5 failure.
+void write_series_file(const std::string& path, const SeriesRecorder& recorder, const RunMetadata& meta,
+                       const std::vector<SummaryValue>& summary, MPI_Comm comm,
+                       const SeriesFileOptions& options = {});
+
+// Build facts for /meta.
+std::string warpsim_version();
+std::string git_revision();  // "unknown" when the build had no git checkout
+
+}  // namespace warpsim::io
