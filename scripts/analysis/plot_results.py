@@ -1,0 +1,144 @@
+#!/usr/bin/python3
+"""Turn a warpsim results file (HDF5, docs/hdf5-layout.md) into PNG plots.
+
+For every component kind in /series (or the --metric ones): a heatmap of the metric per component over
+simulated time, and the distribution of the metric's per-component score across components; plus one bar
+chart of /summary. Generic over kinds: PHOLD LPs today, GPUs, NICs and switch ports later.
+
+Usage: /usr/bin/python3 scripts/analysis/plot_results.py RESULTS.h5 OUTDIR [--metric KIND/METRIC ...]
+Needs Debian's python3-h5py, python3-numpy and python3-matplotlib (run it with /usr/bin/python3).
+"""
+import argparse
+import os
+import sys
+
+import h5py
+import matplotlib
+
+matplotlib.use("Agg")  # files only: no display on cluster nodes or in CI
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+MAX_HEATMAP_ROWS = 512  # more components are averaged into this many bands so the image stays readable
+
+
+def text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def time_axis(times_ps):
+    """Sample start times in the largest unit that keeps them readable."""
+    span = float(times_ps[-1]) if len(times_ps) else 0.0
+    for unit, scale in (("s", 1e12), ("ms", 1e9), ("us", 1e6), ("ns", 1e3)):
+        if span >= scale:
+            return np.asarray(times_ps, dtype=float) / scale, unit
+    return np.asarray(times_ps, dtype=float), "ps"
+
+
+def score(values, aggregation):
+    """One number per component: total for counters, peak for max gauges, mean for averaged gauges."""
+    if values.shape[1] == 0:
+        return np.zeros(values.shape[0]), "value"
+    if aggregation == "max":
+        return values.max(axis=1), "peak"
+    if aggregation == "time_average":
+        return values.mean(axis=1), "mean"
+    return values.sum(axis=1), "total"
+
+
+def plot_heatmap(ds, kind, metric, times, time_unit, path):
+    values = ds[()]
+    unit = text(ds.attrs.get("unit", ""))
+    rows = values.shape[0]
+    label = "component id"
+    if rows > MAX_HEATMAP_ROWS:
+        bands = np.array_split(np.arange(rows), MAX_HEATMAP_ROWS)
+        values = np.stack([values[b].mean(axis=0) for b in bands])
+        label = f"component id (bands of ~{rows // MAX_HEATMAP_ROWS}, mean)"
+    fig, ax = plt.subplots(figsize=(10, 5))
+    interval = times[1] - times[0] if len(times) > 1 else 1.0
+    extent = [times[0] if len(times) else 0, (times[-1] + interval) if len(times) else 1, rows, 0]
+    image = ax.imshow(values, aspect="auto", interpolation="nearest", extent=extent, cmap="viridis")
+    fig.colorbar(image, ax=ax, label=f"{metric} [{unit}]")
+    ax.set_xlabel(f"simulated time [{time_unit}]")
+    ax.set_ylabel(label)
+    ax.set_title(f"{kind}/{metric} per component over time")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_distribution(ds, kind, metric, path):
+    values = ds[()]
+    unit = text(ds.attrs.get("unit", ""))
+    per_component, what = score(values, text(ds.attrs.get("aggregation", "sum")))
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.hist(per_component, bins=min(50, max(5, len(per_component) // 4)), color="tab:blue", edgecolor="white")
+    ax.set_xlabel(f"{what} {metric} per component [{unit}]")
+    ax.set_ylabel("components")
+    if len(per_component):
+        ax.set_title(
+            f"{kind}/{metric}: {len(per_component)} components, "
+            f"min {per_component.min():.4g}, median {np.median(per_component):.4g}, max {per_component.max():.4g}"
+        )
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_summary(group, path):
+    names = sorted(group.keys())
+    values = [float(group[n][()]) for n in names]
+    labels = [f"{n} [{text(group[n].attrs.get('unit', ''))}]" for n in names]
+    fig, ax = plt.subplots(figsize=(9, 0.5 * len(names) + 1.5))
+    bars = ax.barh(labels, values, color="tab:green")
+    if values and min(values) > 0 and max(values) / min(values) > 100:
+        ax.set_xscale("log")  # summary values span many magnitudes (counts next to rates)
+    for bar, v in zip(bars, values):
+        ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, f" {v:.6g}", va="center")
+    ax.set_title("run summary")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", help="HDF5 file written by warpsim --output")
+    parser.add_argument("outdir", help="folder for the PNG files (created)")
+    parser.add_argument("--metric", action="append", default=[], help="KIND/METRIC (default: each kind's first)")
+    args = parser.parse_args()
+    try:
+        f = h5py.File(args.results, "r")
+    except OSError as e:
+        print(f"plot_results: error: cannot open {args.results}: {e}", file=sys.stderr)
+        return 2
+    os.makedirs(args.outdir, exist_ok=True)
+    written = []
+    with f:
+        series = f["series"]
+        times, time_unit = time_axis(series["time"][()])
+        kinds = [k for k in series if isinstance(series[k], h5py.Group)]
+        chosen = args.metric or [f"{k}/{next(iter(series[k]))}" for k in kinds if len(series[k])]
+        for name in chosen:
+            if name not in series:
+                print(f"plot_results: error: --metric: no series '{name}' in {args.results}", file=sys.stderr)
+                return 2
+            kind, metric = name.split("/", 1)
+            slug = f"{kind}_{metric}".replace("/", "_")
+            heatmap = os.path.join(args.outdir, f"heatmap_{slug}.png")
+            plot_heatmap(series[name], kind, metric, times, time_unit, heatmap)
+            distribution = os.path.join(args.outdir, f"distribution_{slug}.png")
+            plot_distribution(series[name], kind, metric, distribution)
+            written += [heatmap, distribution]
+        if "summary" in f and len(f["summary"]):
+            summary = os.path.join(args.outdir, "summary.png")
+            plot_summary(f["summary"], summary)
+            written.append(summary)
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
