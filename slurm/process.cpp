@@ -10,6 +10,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <utility>
 
@@ -49,6 +50,19 @@ std::array<Fd, 2> make_pipe() {
 
 }  // namespace
 
+std::vector<std::string> startup_environment() {
+  std::ifstream in("/proc/self/environ", std::ios::binary);
+  std::vector<std::string> env;
+  std::string entry;
+  while (std::getline(in, entry, '\0')) {
+    if (!entry.empty()) env.push_back(entry);
+  }
+  if (env.empty()) {  // no /proc (not Linux): the current environment is the best there is
+    for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  }
+  return env;
+}
+
 ProcessResult run_process(const std::vector<std::string>& argv) {
   if (argv.empty()) throw std::invalid_argument("run_process: empty argv");
   auto out_pipe = make_pipe();
@@ -62,8 +76,13 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const std::vector<std::string> env_strings = startup_environment();
+  std::vector<char*> env;
+  for (const auto& e : env_strings) env.push_back(const_cast<char*>(e.c_str()));
+  env.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  // posix_spawnp searches PATH of this process, which MPI_Init does not change.
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("cannot run '" + argv[0] + "': " + std::strerror(rc));
   out_pipe[1].reset();
