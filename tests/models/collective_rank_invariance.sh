@@ -1,0 +1,26 @@
+# `warpsim collective` prints the same table (times, bandwidths, committed events, digests) sequentially
+# and optimistically/conservatively on 1, 2 and 4 ranks.
+source "$(dirname "$0")/../cli/lib.sh"
+EXAMPLES=${2:?usage: $0 warpsim examples/clusters}
+
+rows() { grep -v '^#'; }
+for spec in fat_tree_2tier_16gpu.textproto fat_tree_3tier_16gpu.textproto; do
+  args=(collective --cluster "$EXAMPLES/$spec" --min-bytes 4KiB --max-bytes 256KiB --step-factor 8)
+  reference=$(run_np 1 "${args[@]}" --sync sequential | rows)
+  [[ $(printf '%s\n' "$reference" | grep -c .) -eq 3 ]] || fail "expected 3 rows: $reference"
+  for np in 1 2 4; do
+    for sync in optimistic conservative; do
+      got=$(run_np "$np" "${args[@]}" --sync "$sync" | rows)
+      [[ "$got" == "$reference" ]] || fail "$spec np=$np $sync differs:
+$got
+--- sequential:
+$reference"
+      echo "ok $spec np=$np $sync"
+    done
+  done
+  alltoall=(collective --cluster "$EXAMPLES/$spec" --op alltoall --min-bytes 64KiB --max-bytes 64KiB)
+  reference=$(run_np 1 "${alltoall[@]}" --sync sequential | rows)
+  got=$(run_np 4 "${alltoall[@]}" --sync optimistic --partition round-robin | rows)
+  [[ "$got" == "$reference" ]] || fail "$spec alltoall np=4 differs"
+done
+echo "$reference"

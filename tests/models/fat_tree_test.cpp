@@ -1,0 +1,100 @@
+// Arithmetic fat-tree: every GPU pair has an up/down route that ends at the destination NIC within the
+// tier bound, ports and peers agree, and the LP id layout partitions [0, lp_count).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "jobs/spec/cluster_spec.hpp"
+#include "models/cluster/cluster_events.hpp"
+#include "models/cluster/fat_tree.hpp"
+
+namespace warpsim::cluster {
+namespace {
+
+ClusterParams example(const char* file) {
+  return spec::to_cluster_params(spec::load_cluster_spec(std::string(WARPSIM_EXAMPLES_DIR "/") + file));
+}
+
+// Follows the route from src's NIC; returns the switches crossed (or -1 if it loops or leaves the tree).
+int walk(const FatTree& t, std::uint32_t src, std::uint32_t dst, std::uint32_t tag, std::set<LpId>* tier_seen) {
+  const std::uint64_t h = flow_hash(src, dst, tag);
+  LpId at = t.nic_lp(src);
+  int switches = 0;
+  for (int hop = 0; hop < 16; ++hop) {
+    const std::uint32_t port = t.route(at, src, dst, at == t.nic_lp(src) ? 0 : h);
+    if (port >= t.port_count(at)) return -1;
+    const PortPeer peer = t.peer(at, port);
+    if (peer.lp >= t.lp_count() || !(peer.link.bandwidth_gbps > 0)) return -1;
+    if (peer.lp == t.nic_lp(dst)) return switches;
+    const LpKind k = t.kind_of(peer.lp);
+    if (k == LpKind::kGpu || k == LpKind::kNic || k == LpKind::kStorage) return -1;
+    if (tier_seen && (k == LpKind::kTier1 || k == LpKind::kCore)) tier_seen->insert(peer.lp);
+    ++switches;
+    at = peer.lp;
+  }
+  return -1;
+}
+
+void check_all_pairs(const ClusterParams& p, int max_switches) {
+  const FatTree t(p);
+  std::set<LpId> upper;
+  for (std::uint32_t s = 0; s < t.gpus(); ++s) {
+    for (std::uint32_t d = 0; d < t.gpus(); ++d) {
+      if (s == d) continue;
+      for (std::uint32_t tag = 0; tag < 4; ++tag) {
+        const int n = walk(t, s, d, tag, &upper);
+        ASSERT_GE(n, 1) << "no route " << s << " -> " << d;
+        ASSERT_LE(n, max_switches) << s << " -> " << d;
+        if (t.node_of(s) == t.node_of(d) && p.gpus_per_node > 1) {
+          EXPECT_EQ(n, 1) << "same node goes over the NVSwitch";
+        }
+        if (t.leaf_of_gpu(s) == t.leaf_of_gpu(d) && t.node_of(s) != t.node_of(d)) {
+          EXPECT_EQ(n, 1);
+        }
+      }
+    }
+  }
+  // ECMP spreads flows over more than one upper-tier switch.
+  EXPECT_GT(upper.size(), 1u);
+}
+
+TEST(FatTree, TwoTierRoutesReachEveryDestination) {
+  check_all_pairs(example("fat_tree_2tier_16gpu.textproto"), 3);
+}
+
+TEST(FatTree, ThreeTierRoutesReachEveryDestination) {
+  check_all_pairs(example("fat_tree_3tier_16gpu.textproto"), 5);
+}
+
+TEST(FatTree, LayoutIsDense) {
+  const FatTree t(example("fat_tree_3tier_16gpu.textproto"));
+  // 16 GPUs, 16 NICs, 8 NVSwitches, 8 leaves, 8 aggregation, 4 cores, 2 storage targets.
+  EXPECT_EQ(t.lp_count(), 16u + 16 + 8 + 8 + 8 + 4 + 2);
+  EXPECT_EQ(t.kind_of(0), LpKind::kGpu);
+  EXPECT_EQ(t.kind_of(16), LpKind::kNic);
+  EXPECT_EQ(t.kind_of(32), LpKind::kNvSwitch);
+  EXPECT_EQ(t.kind_of(40), LpKind::kLeaf);
+  EXPECT_EQ(t.kind_of(48), LpKind::kTier1);
+  EXPECT_EQ(t.kind_of(56), LpKind::kCore);
+  EXPECT_EQ(t.kind_of(60), LpKind::kStorage);
+  // Rail-optimized: GPU 3 (node 1, rail 1) is on the rail-1 leaf of node group 0.
+  EXPECT_EQ(t.leaf_of_gpu(3), 1u);
+  EXPECT_EQ(t.leaf_of_gpu(5), 3u);
+  // Down-port peers point back: leaf port p reaches NIC of node group*down + p on the leaf's rail.
+  EXPECT_EQ(t.peer(t.leaf_lp(1), 1).lp, t.nic_lp(3));
+}
+
+TEST(FatTree, OversubscriptionSplitsPorts) {
+  ClusterParams p;
+  p.nodes = 8;
+  p.gpus_per_node = 1;
+  p.radix = 6;
+  p.oversubscription = 2;
+  const FatTree t(p);
+  EXPECT_EQ(t.down_ports(), 4u);
+  EXPECT_EQ(t.up_ports(), 2u);
+  EXPECT_EQ(t.leaf_count(), 2u);
+}
+
+}  // namespace
+}  // namespace warpsim::cluster
