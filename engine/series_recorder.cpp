@@ -59,6 +59,8 @@ SeriesRecorder::Component SeriesRecorder::add_component(KindId kind_id, std::uin
   const auto local = static_cast<std::uint32_t>(kind.ids.size());
   kind.ids.push_back(global_id);
   kind.names.push_back(std::move(name));
+  kind.cursors.emplace_back();
+  kind.pending.resize(kind.pending.size() + kind.metrics.size(), 0.0);
   for (std::size_t m = 0; m < kind.metrics.size(); ++m) {
     kind.values[m].resize(kind.values[m].size() + samples_, 0.0);
     if (kind.metrics[m].aggregation != Aggregation::kSum) kind.levels[m].emplace_back();
@@ -85,6 +87,25 @@ void SeriesRecorder::hold(Kind& kind, std::uint32_t metric, std::uint32_t local,
   lv.since = until;
 }
 
+void SeriesRecorder::flush(Kind& kind, std::uint32_t local) {
+  const Kind::Cursor& cursor = kind.cursors[local];
+  if (cursor.end == cursor.start) return;  // no sample yet
+  double* pending = kind.pending.data() + static_cast<std::size_t>(local) * kind.metrics.size();
+  for (std::size_t m = 0; m < kind.metrics.size(); ++m) {
+    if (pending[m] == 0) continue;
+    kind.values[m][static_cast<std::size_t>(local) * samples_ + cursor.sample] += pending[m];
+    pending[m] = 0;
+  }
+}
+
+void SeriesRecorder::move_cursor(Kind& kind, std::uint32_t local, SimTime t) {
+  flush(kind, local);
+  Kind::Cursor& cursor = kind.cursors[local];
+  cursor.sample = t / interval_;
+  cursor.start = cursor.sample * interval_;
+  cursor.end = std::min(end_time_, cursor.start + interval_);
+}
+
 void SeriesRecorder::set(Component c, std::uint32_t metric, SimTime t, double level) {
   if (t >= end_time_) return;
   Kind& kind = kinds_[c.kind];
@@ -102,6 +123,7 @@ void SeriesRecorder::finish() {
   if (finished_) return;
   finished_ = true;
   for (Kind& kind : kinds_) {
+    for (std::uint32_t local = 0; local < kind.ids.size(); ++local) flush(kind, local);
     for (std::uint32_t m = 0; m < kind.metrics.size(); ++m) {
       if (kind.metrics[m].aggregation == Aggregation::kSum) continue;
       for (std::uint32_t local = 0; local < kind.ids.size(); ++local) hold(kind, m, local, end_time_);

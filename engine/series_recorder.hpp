@@ -50,6 +50,16 @@ class SeriesRecorder {
       SimTime since = 0;
     };
     std::vector<std::vector<Level>> levels;  // per metric: per local component (gauges only)
+    // Counters accumulate into a small per-component buffer for the current sample and reach `values`
+    // once per sample: the hot path then touches a few bytes per component instead of a cache miss into
+    // the [component][sample] arrays on every event.
+    struct Cursor {
+      SimTime start = 0;  // current sample's interval [start, end); empty until the first add()
+      SimTime end = 0;
+      std::uint64_t sample = 0;
+    };
+    std::vector<Cursor> cursors;  // per local component
+    std::vector<double> pending;  // [local component][metric]
   };
 
   // interval and end_time in picoseconds; throws std::invalid_argument if either is 0.
@@ -63,8 +73,13 @@ class SeriesRecorder {
 
   // Counter (kSum metrics): adds `amount` to the sample holding time t. Times at/after the end are ignored.
   void add(Component c, std::uint32_t metric, SimTime t, double amount) {
-    if (t >= end_time_) return;
-    kinds_[c.kind].values[metric][static_cast<std::size_t>(c.local) * samples_ + t / interval_] += amount;
+    Kind& kind = kinds_[c.kind];
+    const Kind::Cursor& cursor = kind.cursors[c.local];
+    if (t >= cursor.end || t < cursor.start) {
+      if (t >= end_time_) return;
+      move_cursor(kind, c.local, t);
+    }
+    kind.pending[static_cast<std::size_t>(c.local) * kind.metrics.size() + metric] += amount;
   }
   // Gauge (kMax / kTimeAverage metrics): the level becomes `level` at time t (levels start at 0 at time 0).
   void set(Component c, std::uint32_t metric, SimTime t, double level);
@@ -83,6 +98,8 @@ class SeriesRecorder {
 
  private:
   void hold(Kind& kind, std::uint32_t metric, std::uint32_t local, SimTime until);
+  void flush(Kind& kind, std::uint32_t local);
+  void move_cursor(Kind& kind, std::uint32_t local, SimTime t);
 
   SimTime interval_;
   SimTime end_time_;

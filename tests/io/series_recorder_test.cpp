@@ -33,9 +33,11 @@ TEST(SeriesRecorder, SumAddsPerIntervalAndIgnoresTimesAtOrAfterTheEnd) {
   r.add(a, 0, 39, 8);
   r.add(a, 0, 40, 100);  // at the end: not part of the run
   r.add(b, 0, 25, 5);
+  r.add(b, 0, 3, 7);  // out of order (not expected from commit handlers, but still counted right)
+  r.add(b, 0, 29, 1);
   r.finish();
   EXPECT_EQ(row(r, a, 0), (std::vector<double>{3, 4, 0, 8}));
-  EXPECT_EQ(row(r, b, 0), (std::vector<double>{0, 0, 5, 0}));
+  EXPECT_EQ(row(r, b, 0), (std::vector<double>{7, 0, 6, 0}));
   EXPECT_EQ(r.kinds()[0].ids, (std::vector<std::uint64_t>{2, 0}));
 }
 
