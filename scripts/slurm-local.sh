@@ -138,6 +138,8 @@ CredType=cred/munge
 AuthInfo=socket=$state/munge/munge.socket.2
 StateSaveLocation=$state/ctld
 SlurmdSpoolDir=$state/spool
+# srun --mpi=pmix makes per-step directories under TmpFS; a private one keeps two clusters' steps apart.
+TmpFS=$state/tmp
 SlurmctldPidFile=$state/slurmctld.pid
 SlurmdPidFile=$state/slurmd.pid
 SlurmctldLogFile=$state/slurmctld.log
@@ -175,7 +177,7 @@ do_start() {
   local sock=$state/munge/munge.socket.2
   ((${#sock} < 100)) || die "state dir too deep for a unix socket path ($sock); pass a shorter STATE_DIR"
   # munged wants its socket directory world-searchable but its key private: two directories.
-  mkdir -p "$state/munge" "$state/munge-key" "$state/ctld" "$state/spool"
+  mkdir -p "$state/munge" "$state/munge-key" "$state/ctld" "$state/spool" "$state/tmp"
   chmod 755 "$state/munge"
   chmod 700 "$state/munge-key"
   local key=$state/munge-key/munge.key

@@ -83,7 +83,7 @@ std::string render_sbatch_script(const SubmitOptions& o) {
     // OpenMPI refuses root without this flag; clusters run jobs as users, containers (CI) as root.
     s << "if [[ $(id -u) -eq 0 ]]; then cmd=(\"${cmd[0]}\" --allow-run-as-root \"${cmd[@]:1}\"); fi\n";
   }
-  s << "echo \"warpsim-slurm: job ${SLURM_JOB_ID} task ${SLURM_ARRAY_TASK_ID:-none}"
+  s << "echo \"warpsim-slurm: job ${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID} task ${SLURM_ARRAY_TASK_ID:-none}"
        " restart ${SLURM_RESTART_COUNT:-0} on $(hostname): ${cmd[*]}\" >&2\n\n";
 
   // With --signal=B:... the signal reaches only this shell; bash runs a trap only between commands, so the

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -115,6 +116,15 @@ std::vector<JobRecord> parse_scontrol_records(std::string_view text) {
     r.exit_code = field(line, "ExitCode");
     records.push_back(std::move(r));
   }
+  // scontrol lists the newest task first; show tasks in id order, the not-yet-started remainder last.
+  auto order = [](const JobRecord& r) {
+    const auto sep = r.id.find('_');
+    if (sep == std::string::npos) return std::pair<int, long long>{0, 0};
+    if (r.id[sep + 1] == '[') return std::pair<int, long long>{2, 0};
+    return std::pair<int, long long>{1, std::stoll(r.id.substr(sep + 1))};
+  };
+  std::stable_sort(records.begin(), records.end(),
+                   [&](const JobRecord& a, const JobRecord& b) { return order(a) < order(b); });
   return records;
 }
 

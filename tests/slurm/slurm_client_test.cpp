@@ -31,15 +31,18 @@ TEST(ParseScontrol, ArrayTasksAndPendingRemainder) {
       "Reason=JobArrayTaskLimit ExitCode=0:0\n"
       "JobId=22 ArrayJobId=20 ArrayTaskId=1 JobName=sweep JobState=RUNNING Reason=None ExitCode=0:0\n"
       "JobId=21 ArrayJobId=20 ArrayTaskId=0 JobName=sweep JobState=FAILED Reason=NonZeroExitCode "
-      "ExitCode=2:0\n");
-  ASSERT_EQ(records.size(), 3u);
-  EXPECT_EQ(records[0].id, "20_[2-3%2]");
-  EXPECT_EQ(records[0].reason, "JobArrayTaskLimit");
+      "ExitCode=2:0\n"
+      "JobId=23 ArrayJobId=20 ArrayTaskId=10 JobName=sweep JobState=COMPLETED Reason=None ExitCode=0:0\n");
+  // Sorted: started tasks by id, then the pending remainder.
+  ASSERT_EQ(records.size(), 4u);
+  EXPECT_EQ(records[0].id, "20_0");
+  EXPECT_EQ(records[0].state, "FAILED");
+  EXPECT_EQ(records[0].exit_code, "2:0");
   EXPECT_EQ(records[1].id, "20_1");
   EXPECT_EQ(records[1].state, "RUNNING");
-  EXPECT_EQ(records[2].id, "20_0");
-  EXPECT_EQ(records[2].state, "FAILED");
-  EXPECT_EQ(records[2].exit_code, "2:0");
+  EXPECT_EQ(records[2].id, "20_10");  // numeric, not text, order
+  EXPECT_EQ(records[3].id, "20_[2-3%2]");
+  EXPECT_EQ(records[3].reason, "JobArrayTaskLimit");
 }
 
 TEST(ParseScontrol, KeysMatchOnlyWholeFields) {
