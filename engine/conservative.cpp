@@ -8,6 +8,7 @@
 namespace warpsim {
 
 void Engine::run_conservative() {
+  std::uint64_t committed_total = 0;
   for (;;) {
     // Deliver everything in flight and find the global next event time.
     transport_->flush_all(epoch_);
@@ -18,10 +19,11 @@ void Engine::run_conservative() {
           on_batch(epoch, records, count);
         });
       }
-      std::uint64_t counts[2] = {transport_->batches_sent(), transport_->batches_received()};
+      std::uint64_t counts[3] = {transport_->batches_sent(), transport_->batches_received(), stats_.committed};
       SimTime local_next = pending_.empty() ? kTimeInfinity : pending_.top().time;
-      MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_UINT64_T, MPI_SUM, comm_);
+      MPI_Allreduce(MPI_IN_PLACE, counts, 3, MPI_UINT64_T, MPI_SUM, comm_);
       MPI_Allreduce(&local_next, &next, 1, MPI_UINT64_T, MPI_MIN, comm_);
+      committed_total = counts[2];
       if (counts[0] == counts[1]) break;
     }
     gvt_ = next;
@@ -36,10 +38,7 @@ void Engine::run_conservative() {
       execute_forward(index, lp);
       commit_and_release(index, lp);
     }
-    if (rank_ == 0) {
-      std::uint64_t committed = stats_.committed * static_cast<std::uint64_t>(ranks_);
-      report_progress(window_end, committed, false);
-    }
+    report_progress(window_end, committed_total, false);
   }
   transport_->complete_sends();
 }
