@@ -145,6 +145,11 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
       std::printf("  %14llu %14.3f %12.3f %12.3f %12llu %18s\n", static_cast<unsigned long long>(bytes),
                   seconds * 1e6, algbw, busbw, static_cast<unsigned long long>(r.total.committed),
                   hex(r.state_digest).c_str());
+      // Run cost on a comment line: it varies between runs, the rows above do not.
+      std::printf("# %llu bytes: wall %.3f s, %.0f committed events/s, %llu rolled back, %d ranks\n",
+                  static_cast<unsigned long long>(bytes), r.wall_seconds,
+                  r.wall_seconds > 0 ? static_cast<double>(r.total.committed) / r.wall_seconds : 0.0,
+                  static_cast<unsigned long long>(r.total.rolled_back), r.ranks);
       std::fflush(stdout);
     }
     if (bytes > max_bytes / static_cast<std::uint64_t>(o.step_factor) || bytes == 0) break;

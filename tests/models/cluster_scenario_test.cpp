@@ -130,6 +130,10 @@ TEST(Scenario, IncastQueuesAtTheBottleneckPort) {
   ASSERT_TRUE(slot);
   const SwitchLp::State& leaf = r.model->switches().state(*slot);
   const SwitchLp::Port& bottleneck = leaf.ports[0];  // down port 0 -> NIC of GPU 0
+  RecordProperty("incast_us", std::to_string(seconds(r.finish) * 1e6));
+  RecordProperty("bound_us", std::to_string(bound * 1e6));
+  RecordProperty("max_depth_bytes", std::to_string(bottleneck.max_depth_bytes));
+  RecordProperty("overflows", std::to_string(leaf.overflows));
   EXPECT_EQ(bottleneck.bytes_tx, 7 * bytes);
   // Seven inputs at line rate into one output: the backlog grows to about 6/7 of everything sent.
   EXPECT_GT(bottleneck.max_depth_bytes, 5 * bytes);
