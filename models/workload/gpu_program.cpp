@@ -17,7 +17,6 @@ GpuProgram::GpuProgram(std::shared_ptr<const Job> job, std::uint32_t rank, std::
   }
   stage_ = job_->stage_of(rank_);
   slot_ops_ = job_->slot_offset(stage_, job_->schedule().slots_per_stage());
-  build_tail();
 }
 
 bool GpuProgram::checkpoint_after(std::uint32_t step) const {
@@ -60,7 +59,16 @@ GpuProgram::Position GpuProgram::position(std::uint64_t i) const {
 Op GpuProgram::op(std::uint64_t i) const {
   const Position p = position(i);
   if (p.slot < job_->schedule().slots_per_stage()) return slot_op(p.step, p.slot, p.in_slot);
-  Op o = p.in_slot < tail_.size() ? tail_[p.in_slot] : checkpoint_;
+  const auto& tail = job_->step_end_ops(stage_);
+  Op o;
+  if (p.in_slot < tail.size()) {
+    o = layer_op(tail[p.in_slot]);
+  } else {
+    o.kind = OpKind::kCheckpointWrite;
+    o.phase = Phase::kCheckpoint;
+    o.name = "checkpoint_write";
+    o.comm_bytes = static_cast<std::uint64_t>(std::llround(job_->checkpoint_bytes() / job_->world_size()));
+  }
   o.step = p.step;
   return o;
 }
@@ -156,88 +164,6 @@ Op GpuProgram::slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) c
   }
   if (has_send && pos == 0) return finish(p2p(true, step, s), s.forward ? layer0 + lc - 1 : layer0);
   throw std::logic_error("GpuProgram: slot op index out of range");
-}
-
-void GpuProgram::build_tail() {
-  const Job& j = *job_;
-  const auto& d = j.degrees();
-  const double e = dtype_bytes(j.shape().dtype);
-  const double ge = j.grad_bytes_per_param();
-  const std::uint64_t bucket = j.spec().training().grad_bucket_bytes();
-  const auto zero = d.zero;
-
-  const auto collective = [&](std::string_view name, Phase phase, CollectiveKind k, GroupKind g,
-                              double bytes) {
-    Op o;
-    o.kind = OpKind::kCollective;
-    o.phase = phase;
-    o.name = name;
-    o.collective = k;
-    o.group_kind = g;
-    o.group = j.group(rank_, g);
-    o.comm_bytes = static_cast<std::uint64_t>(std::llround(bytes));
-    return o;
-  };
-  // Splits `bytes` into buckets of the configured size (the last one holds the remainder).
-  const auto bucketed = [&](std::string_view name, Phase phase, CollectiveKind k, GroupKind g, double bytes) {
-    if (bytes <= 0 || j.group(rank_, g).size() <= 1) return;
-    const double size = bucket ? static_cast<double>(bucket) : bytes;
-    const auto n = static_cast<std::uint64_t>(std::ceil(bytes / size));
-    for (std::uint64_t b = 0; b < n; ++b) {
-      tail_.push_back(collective(name, phase, k, g, std::min(size, bytes - b * size)));
-    }
-  };
-
-  // Tied input/output embeddings live on the first and last stage; their gradients are summed first.
-  if (d.pp > 1 && !j.shape().untied && (stage_ == 0 || stage_ == d.pp - 1)) {
-    tail_.push_back(collective("embedding_grad_allreduce", Phase::kGradSync, CollectiveKind::kAllReduce,
-                               GroupKind::kEmbedding, j.layer_ops().embedding_params_per_gpu * ge));
-  }
-  // Dense gradients: ZeRO-3 already reduce-scattered the layers' gradients per micro-batch; what remains
-  // are the embedding/head parameters.
-  double dense = j.dense_grad_params(stage_);
-  double expert = j.expert_grad_params(stage_);
-  if (zero == 3) {
-    dense -= static_cast<double>(j.shape().layers) / d.pp * j.layer_ops().dense_layer_params_per_gpu;
-    expert = 0;
-  }
-  const bool sharded = zero >= 1;
-  const auto reduce = sharded ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce;
-  bucketed(sharded ? "dp_grad_reducescatter" : "dp_grad_allreduce", Phase::kGradSync, reduce,
-           GroupKind::kDataContext, dense * ge);
-  bucketed(sharded ? "ep_grad_reducescatter" : "ep_grad_allreduce", Phase::kGradSync, reduce,
-           GroupKind::kExpertDataContext, expert * ge);
-
-  // Optimizer over the parameters this GPU owns (all of its TP/PP/EP shard, or 1/n of it under ZeRO).
-  const double dp_n = j.group(rank_, GroupKind::kDataContext).size();
-  const double edp_n = j.group(rank_, GroupKind::kExpertDataContext).size();
-  const double owned = sharded ? j.dense_grad_params(stage_) / dp_n + j.expert_grad_params(stage_) / edp_n
-                               : j.dense_grad_params(stage_) + j.expert_grad_params(stage_);
-  const bool adam = j.spec().training().optimizer() != spec::JobTraining::SGD;
-  Op opt;
-  opt.kind = OpKind::kCompute;
-  opt.phase = Phase::kOptimizer;
-  opt.name = "optimizer_step";
-  opt.dtype = DType::kFp32;
-  // Adam: read grad, read/write fp32 master weight and both moments, write the model-dtype weight.
-  opt.bytes = owned * ((adam ? 4 + 8 + 16 : 4 + 8 + 8) + e);
-  opt.flops = owned * (adam ? 12 : 4);
-  tail_.push_back(opt);
-
-  if (zero == 1 || zero == 2) {
-    bucketed("dp_param_allgather", Phase::kOptimizer, CollectiveKind::kAllGather, GroupKind::kDataContext,
-             j.dense_grad_params(stage_) * e);
-    bucketed("ep_param_allgather", Phase::kOptimizer, CollectiveKind::kAllGather,
-             GroupKind::kExpertDataContext, j.expert_grad_params(stage_) * e);
-  } else if (zero == 3) {
-    bucketed("dp_param_allgather", Phase::kOptimizer, CollectiveKind::kAllGather, GroupKind::kDataContext,
-             dense * e);
-  }
-
-  checkpoint_.kind = OpKind::kCheckpointWrite;
-  checkpoint_.phase = Phase::kCheckpoint;
-  checkpoint_.name = "checkpoint_write";
-  checkpoint_.comm_bytes = static_cast<std::uint64_t>(std::llround(j.checkpoint_bytes() / j.world_size()));
 }
 
 }  // namespace warpsim::workload

@@ -1,6 +1,6 @@
 // The op stream of one GPU, generated lazily: op(i) is a pure function of (job, rank, i), computed
-// arithmetically from the schedule position, so no trace is ever materialized. Only the few step-end ops
-// (gradient buckets, optimizer, ZeRO all-gathers, checkpoint) are kept per GPU.
+// arithmetically from the schedule position, so no trace is ever materialized. A GpuProgram is a few words;
+// the per-stage tables it reads (slot offsets, step-end ops) are shared in the Job.
 //
 // Per step, a GPU of pipeline stage s runs the 2*m*v slots of its schedule (pipeline_schedule.hpp); a
 // forward slot is [recv activations] [embedding] layers... [output head] [send activations], a backward slot
@@ -31,7 +31,7 @@ class GpuProgram {
   Op op(std::uint64_t i) const;
 
   // Ops of one training step, checkpoint excluded.
-  std::uint64_t ops_per_step() const { return slot_ops_ + tail_.size(); }
+  std::uint64_t ops_per_step() const { return slot_ops_ + job_->step_end_ops(stage_).size(); }
   // Position of op i: its step and, for schedule ops, its slot index (slots_per_stage() for step-end ops).
   struct Position {
     std::uint32_t step = 0;
@@ -47,15 +47,12 @@ class GpuProgram {
   Op slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) const;
   Op layer_op(const LayerOp& t) const;
   Op p2p(bool send, std::uint32_t step, const ScheduleSlot& s) const;
-  void build_tail();
 
   std::shared_ptr<const Job> job_;
   std::uint32_t rank_;
   std::uint32_t stage_;
   std::uint32_t steps_;
   std::uint64_t slot_ops_ = 0;
-  std::vector<Op> tail_;  // step-end ops (step field filled in by op())
-  Op checkpoint_;
 };
 
 }  // namespace warpsim::workload

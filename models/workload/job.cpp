@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "jobs/spec/job_spec.hpp"
 
@@ -52,6 +53,7 @@ Job::Job(spec::JobSpec spec, EfficiencyParams efficiency, std::shared_ptr<const 
     for (std::uint64_t k = 0; k < schedule_.slots_per_stage(); ++k) {
       o[k + 1] = o[k] + slot_op_count(s, schedule_.slot(s, k));
     }
+    step_end_.push_back(build_step_end(s));
   }
 }
 
@@ -143,6 +145,88 @@ double Job::checkpoint_bytes() const {
   // Model weights in the model dtype + fp32 master weights + optimizer moments.
   const double state = spec_.training().optimizer() == spec::JobTraining::SGD ? 4 + 4 : 4 + 8;
   return count_params(shape_).total(shape_.layers) * (dtype_bytes(shape_.dtype) + state);
+}
+
+// Step-end ops of a stage: gradient synchronization, optimizer, ZeRO parameter all-gathers. The same
+// for every GPU of the stage (GpuProgram fills in the groups).
+std::vector<LayerOp> Job::build_step_end(std::uint32_t stage) const {
+  const Job& j = *this;
+  const std::uint32_t rank = stage * pipeline_stride();  // group sizes are the same on every rank of a stage
+  std::vector<LayerOp> ops;
+  const auto& d = j.degrees();
+  const double e = dtype_bytes(j.shape().dtype);
+  const double ge = j.grad_bytes_per_param();
+  const std::uint64_t bucket = j.spec().training().grad_bucket_bytes();
+  const auto zero = d.zero;
+
+  const auto collective = [&](std::string_view name, Phase phase, CollectiveKind k, GroupKind g,
+                              double bytes) {
+    LayerOp o;
+    o.kind = OpKind::kCollective;
+    o.phase = phase;
+    o.name = name;
+    o.collective = k;
+    o.group = g;
+    o.comm_bytes = static_cast<std::uint64_t>(std::llround(bytes));
+    return o;
+  };
+  // Splits `bytes` into buckets of the configured size (the last one holds the remainder).
+  const auto bucketed = [&](std::string_view name, Phase phase, CollectiveKind k, GroupKind g, double bytes) {
+    if (bytes <= 0 || j.group(rank, g).size() <= 1) return;
+    const double size = bucket ? static_cast<double>(bucket) : bytes;
+    const auto n = static_cast<std::uint64_t>(std::ceil(bytes / size));
+    for (std::uint64_t b = 0; b < n; ++b) {
+      ops.push_back(collective(name, phase, k, g, std::min(size, bytes - b * size)));
+    }
+  };
+
+  // Tied input/output embeddings live on the first and last stage; their gradients are summed first.
+  if (d.pp > 1 && !j.shape().untied && (stage == 0 || stage == d.pp - 1)) {
+    ops.push_back(collective("embedding_grad_allreduce", Phase::kGradSync, CollectiveKind::kAllReduce,
+                             GroupKind::kEmbedding, j.layer_ops().embedding_params_per_gpu * ge));
+  }
+  // Dense gradients: ZeRO-3 already reduce-scattered the layers' gradients per micro-batch; what remains
+  // are the embedding/head parameters.
+  double dense = j.dense_grad_params(stage);
+  double expert = j.expert_grad_params(stage);
+  if (zero == 3) {
+    dense -= static_cast<double>(j.shape().layers) / d.pp * j.layer_ops().dense_layer_params_per_gpu;
+    expert = 0;
+  }
+  const bool sharded = zero >= 1;
+  const auto reduce = sharded ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce;
+  bucketed(sharded ? "dp_grad_reducescatter" : "dp_grad_allreduce", Phase::kGradSync, reduce,
+           GroupKind::kDataContext, dense * ge);
+  bucketed(sharded ? "ep_grad_reducescatter" : "ep_grad_allreduce", Phase::kGradSync, reduce,
+           GroupKind::kExpertDataContext, expert * ge);
+
+  // Optimizer over the parameters this GPU owns (all of its TP/PP/EP shard, or 1/n of it under ZeRO).
+  const double dp_n = j.group(rank, GroupKind::kDataContext).size();
+  const double edp_n = j.group(rank, GroupKind::kExpertDataContext).size();
+  const double owned = sharded ? j.dense_grad_params(stage) / dp_n + j.expert_grad_params(stage) / edp_n
+                               : j.dense_grad_params(stage) + j.expert_grad_params(stage);
+  const bool adam = j.spec().training().optimizer() != spec::JobTraining::SGD;
+  LayerOp opt;
+  opt.kind = OpKind::kCompute;
+  opt.phase = Phase::kOptimizer;
+  opt.name = "optimizer_step";
+  opt.dtype = DType::kFp32;
+  // Adam: read grad, read/write fp32 master weight and both moments, write the model-dtype weight.
+  opt.bytes = owned * ((adam ? 4 + 8 + 16 : 4 + 8 + 8) + e);
+  opt.flops = owned * (adam ? 12 : 4);
+  ops.push_back(opt);
+
+  if (zero == 1 || zero == 2) {
+    bucketed("dp_param_allgather", Phase::kOptimizer, CollectiveKind::kAllGather, GroupKind::kDataContext,
+             j.dense_grad_params(stage) * e);
+    bucketed("ep_param_allgather", Phase::kOptimizer, CollectiveKind::kAllGather,
+             GroupKind::kExpertDataContext, j.expert_grad_params(stage) * e);
+  } else if (zero == 3) {
+    bucketed("dp_param_allgather", Phase::kOptimizer, CollectiveKind::kAllGather, GroupKind::kDataContext,
+             dense * e);
+  }
+
+  return ops;
 }
 
 }  // namespace warpsim::workload

@@ -58,6 +58,8 @@ class Job {
   double dense_grad_params(std::uint32_t stage) const;
   double expert_grad_params(std::uint32_t stage) const;
   double grad_bytes_per_param() const;
+  // Step-end ops of a stage (gradient sync, optimizer, ZeRO all-gathers), group filled in per rank.
+  const std::vector<LayerOp>& step_end_ops(std::uint32_t stage) const { return step_end_[stage]; }
   // Whole-job checkpoint size (spec value, or weights + optimizer state).
   double checkpoint_bytes() const;
 
@@ -71,7 +73,9 @@ class Job {
   PipelineSchedule schedule_;
   std::uint32_t world_ = 1;
   std::uint32_t layers_per_chunk_ = 1;
-  std::vector<std::vector<std::uint64_t>> offsets_;  // [stage][slot] prefix sums; size p x (2mv + 1)
+  std::vector<LayerOp> build_step_end(std::uint32_t stage) const;
+  std::vector<std::vector<std::uint64_t>> offsets_;
+  std::vector<std::vector<LayerOp>> step_end_;  // [stage]  // [stage][slot] prefix sums; size p x (2mv + 1)
 };
 
 }  // namespace warpsim::workload
