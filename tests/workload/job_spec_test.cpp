@@ -1,6 +1,8 @@
 // JobSpec parsing (text and JSON) and validation errors that name the field.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -83,6 +85,28 @@ TEST(JobSpec, ValidationNamesTheField) {
   fp8.replace(fp8.find("BF16"), 4, "FP8");
   EXPECT_NE(error_of(fp8).find("model.dtype"), std::string::npos);
   EXPECT_EQ(error_of(dense_spec_text("tensor_parallel: 2", train)), "");
+}
+
+TEST(JobSpec, LoadPicksTheFormatFromTheFileName) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto json = dir / "warpsim_job_spec_test.json";
+  const auto text = dir / "warpsim_job_spec_test.txtpb";
+  {
+    std::ofstream(json)
+        << R"({"gpuType": "H200", "model": {"numLayers": 2, "hiddenSize": 64, "ffnHiddenSize": 256,
+        "numAttentionHeads": 4, "seqLengthTokens": 32, "vocabSize": 100}, "training": {"globalBatchSequences": 4}})";
+    std::ofstream(text) << "gpu_type: \"H200\" model { num_layers: 2 hidden_size: 64 ffn_hidden_size: 256 "
+                           "num_attention_heads: 4 seq_length_tokens: 32 vocab_size: 100 } "
+                           "training { global_batch_sequences: 4 }";
+  }
+  const spec::JobSpec a = spec::load_job_spec(json.string());
+  const spec::JobSpec b = spec::load_job_spec(text.string());
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
+  EXPECT_EQ(a.parallelism().tensor_parallel(), 1u);  // normalized defaults
+  EXPECT_EQ(a.model().dtype(), spec::JobModel::BF16);
+  std::filesystem::remove(json);
+  std::filesystem::remove(text);
+  EXPECT_THROW(spec::load_job_spec((dir / "no_such_spec.json").string()), std::invalid_argument);
 }
 
 }  // namespace
