@@ -42,6 +42,7 @@ SeriesRecorder::KindId SeriesRecorder::declare_kind(std::string name, std::uint6
   Kind kind;
   kind.name = std::move(name);
   kind.component_count = component_count;
+  kind.stride = static_cast<std::uint32_t>(2 + metrics.size());
   kind.values.resize(metrics.size());
   kind.levels.resize(metrics.size());
   kind.metrics = std::move(metrics);
@@ -59,8 +60,8 @@ SeriesRecorder::Component SeriesRecorder::add_component(KindId kind_id, std::uin
   const auto local = static_cast<std::uint32_t>(kind.ids.size());
   kind.ids.push_back(global_id);
   kind.names.push_back(std::move(name));
-  kind.cursors.emplace_back();
-  kind.pending.resize(kind.pending.size() + kind.metrics.size(), 0.0);
+  // Zero bits are an empty [0, 0) sample and 0.0 sums.
+  kind.accumulators.resize(kind.accumulators.size() + kind.stride, 0);
   for (std::size_t m = 0; m < kind.metrics.size(); ++m) {
     kind.values[m].resize(kind.values[m].size() + samples_, 0.0);
     if (kind.metrics[m].aggregation != Aggregation::kSum) kind.levels[m].emplace_back();
@@ -88,22 +89,22 @@ void SeriesRecorder::hold(Kind& kind, std::uint32_t metric, std::uint32_t local,
 }
 
 void SeriesRecorder::flush(Kind& kind, std::uint32_t local) {
-  const Kind::Cursor& cursor = kind.cursors[local];
-  if (cursor.end == cursor.start) return;  // no sample yet
-  double* pending = kind.pending.data() + static_cast<std::size_t>(local) * kind.metrics.size();
+  std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(local) * kind.stride;
+  if (acc[1] == acc[0]) return;  // no sample yet
+  const std::uint64_t sample = acc[0] / interval_;
   for (std::size_t m = 0; m < kind.metrics.size(); ++m) {
-    if (pending[m] == 0) continue;
-    kind.values[m][static_cast<std::size_t>(local) * samples_ + cursor.sample] += pending[m];
-    pending[m] = 0;
+    const double sum = std::bit_cast<double>(acc[2 + m]);
+    if (sum == 0) continue;
+    kind.values[m][static_cast<std::size_t>(local) * samples_ + sample] += sum;
+    acc[2 + m] = std::bit_cast<std::uint64_t>(0.0);
   }
 }
 
 void SeriesRecorder::move_cursor(Kind& kind, std::uint32_t local, SimTime t) {
   flush(kind, local);
-  Kind::Cursor& cursor = kind.cursors[local];
-  cursor.sample = t / interval_;
-  cursor.start = cursor.sample * interval_;
-  cursor.end = std::min(end_time_, cursor.start + interval_);
+  std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(local) * kind.stride;
+  acc[0] = t / interval_ * interval_;
+  acc[1] = std::min(end_time_, acc[0] + interval_);
 }
 
 void SeriesRecorder::set(Component c, std::uint32_t metric, SimTime t, double level) {

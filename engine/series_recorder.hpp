@@ -6,6 +6,7 @@
 // No MPI or HDF5 here: io/ reads a finished recorder and writes it (io/hdf5_series_writer.hpp).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -50,16 +51,11 @@ class SeriesRecorder {
       SimTime since = 0;
     };
     std::vector<std::vector<Level>> levels;  // per metric: per local component (gauges only)
-    // Counters accumulate into a small per-component buffer for the current sample and reach `values`
-    // once per sample: the hot path then touches a few bytes per component instead of a cache miss into
-    // the [component][sample] arrays on every event.
-    struct Cursor {
-      SimTime start = 0;  // current sample's interval [start, end); empty until the first add()
-      SimTime end = 0;
-      std::uint64_t sample = 0;
-    };
-    std::vector<Cursor> cursors;  // per local component
-    std::vector<double> pending;  // [local component][metric]
+    // Counters accumulate into a small per-component record for the current sample and reach `values`
+    // once per sample, so the per-event path touches one cache line per component instead of missing into
+    // the [component][sample] arrays. Record: [sample start, sample end, one double (as bits) per metric].
+    std::uint32_t stride = 0;
+    std::vector<std::uint64_t> accumulators;
   };
 
   // interval and end_time in picoseconds; throws std::invalid_argument if either is 0.
@@ -74,12 +70,12 @@ class SeriesRecorder {
   // Counter (kSum metrics): adds `amount` to the sample holding time t. Times at/after the end are ignored.
   void add(Component c, std::uint32_t metric, SimTime t, double amount) {
     Kind& kind = kinds_[c.kind];
-    const Kind::Cursor& cursor = kind.cursors[c.local];
-    if (t >= cursor.end || t < cursor.start) {
+    std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(c.local) * kind.stride;
+    if (t >= acc[1] || t < acc[0]) {
       if (t >= end_time_) return;
       move_cursor(kind, c.local, t);
     }
-    kind.pending[static_cast<std::size_t>(c.local) * kind.metrics.size() + metric] += amount;
+    acc[2 + metric] = std::bit_cast<std::uint64_t>(std::bit_cast<double>(acc[2 + metric]) + amount);
   }
   // Gauge (kMax / kTimeAverage metrics): the level becomes `level` at time t (levels start at 0 at time 0).
   void set(Component c, std::uint32_t metric, SimTime t, double level);

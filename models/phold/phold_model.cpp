@@ -2,6 +2,7 @@
 #include "models/phold/phold_model.hpp"
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 namespace warpsim::phold {
@@ -34,8 +35,11 @@ PholdLp::PholdLp(const PholdParams& params, SeriesRecorder* recorder)
 }
 
 std::uint32_t PholdLp::add_lp(LpId id) {
-  if (recorder_ != nullptr)
-    components_.push_back(recorder_->add_component(series_kind_, id, "lp" + std::to_string(id)));
+  if (recorder_ != nullptr) {
+    // The LP's slot is its component's local index (the type registers one component per LP, in order).
+    const auto component = recorder_->add_component(series_kind_, id, "lp" + std::to_string(id));
+    if (component.local != states_.size()) throw std::logic_error("phold: component and slot out of step");
+  }
   states_.push_back(State{0, 0});
   return static_cast<std::uint32_t>(states_.size() - 1);
 }
@@ -66,8 +70,9 @@ void PholdLp::reverse(std::uint32_t slot, LpContext& ctx) {
 void PholdLp::commit(std::uint32_t slot, LpContext& ctx) {
   // Only committed events reach the series, so rollbacks never show in the output.
   if (recorder_ == nullptr) return;
-  recorder_->add(components_[slot], kEvents, ctx.now(), 1.0);
-  if (ctx.event_key().src != ctx.self()) recorder_->add(components_[slot], kRemoteEvents, ctx.now(), 1.0);
+  const SeriesRecorder::Component component{series_kind_, slot};
+  recorder_->add(component, kEvents, ctx.now(), 1.0);
+  if (ctx.event_key().src != ctx.self()) recorder_->add(component, kRemoteEvents, ctx.now(), 1.0);
 }
 
 std::uint64_t PholdLp::digest(std::uint32_t slot) const {

@@ -54,8 +54,7 @@ class PholdLp final : public LpType {
   SimTime lookahead_ps_;
   std::vector<State> states_;
   SeriesRecorder* recorder_ = nullptr;
-  SeriesRecorder::KindId series_kind_ = 0;
-  std::vector<SeriesRecorder::Component> components_;  // by slot, only with a recorder
+  SeriesRecorder::KindId series_kind_ = 0;  // component `slot` of this kind is the LP in `slot`
 };
 
 class PholdModel final : public Model {
