@@ -46,14 +46,22 @@ std::uint64_t parse_bytes(const std::string& text, const std::string& flag) {
   if (pos == 0) throw UsageError(flag + ": expected a byte count like 1KiB or 4GiB (got '" + text + "')");
   const std::string digits = text.substr(0, pos), suffix = text.substr(pos);
   std::uint64_t unit = 1;
-  if (suffix.empty() || suffix == "B") unit = 1;
-  else if (suffix == "K" || suffix == "KiB") unit = 1ull << 10;
-  else if (suffix == "M" || suffix == "MiB") unit = 1ull << 20;
-  else if (suffix == "G" || suffix == "GiB") unit = 1ull << 30;
-  else if (suffix == "KB") unit = 1000;
-  else if (suffix == "MB") unit = 1000'000;
-  else if (suffix == "GB") unit = 1000'000'000;
-  else throw UsageError(flag + ": unknown unit '" + suffix + "' (use B, KiB, MiB, GiB, KB, MB, GB)");
+  if (suffix.empty() || suffix == "B")
+    unit = 1;
+  else if (suffix == "K" || suffix == "KiB")
+    unit = 1ull << 10;
+  else if (suffix == "M" || suffix == "MiB")
+    unit = 1ull << 20;
+  else if (suffix == "G" || suffix == "GiB")
+    unit = 1ull << 30;
+  else if (suffix == "KB")
+    unit = 1000;
+  else if (suffix == "MB")
+    unit = 1000'000;
+  else if (suffix == "GB")
+    unit = 1000'000'000;
+  else
+    throw UsageError(flag + ": unknown unit '" + suffix + "' (use B, KiB, MiB, GiB, KB, MB, GB)");
   if (digits.size() > 12) throw UsageError(flag + ": value too large");
   const std::uint64_t value = std::stoull(digits) * unit;
   if (value > (1ull << 40)) throw UsageError(flag + ": at most 1 TiB");
@@ -71,7 +79,8 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   const cluster::ClusterParams params = spec::to_cluster_params(spec::load_cluster_spec(o.cluster));
   const auto collective = cluster::parse_collective(o.op);
   if (!collective) {
-    throw UsageError("--op: unknown collective '" + o.op + "' (allreduce, allgather, reducescatter, alltoall, broadcast)");
+    throw UsageError("--op: unknown collective '" + o.op +
+                     "' (allreduce, allgather, reducescatter, alltoall, broadcast)");
   }
   const auto algorithm = cluster::parse_algorithm(o.algo);
   if (!algorithm) throw UsageError("--algo: unknown algorithm '" + o.algo + "' (ring)");
@@ -89,15 +98,16 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   if (count > 65535) throw UsageError("--gpus: at most 65535");
   group.count = static_cast<std::uint32_t>(count);
   if (group.last_gpu() >= cluster_gpus) {
-    throw UsageError("--gpus: the group ends at GPU " + std::to_string(group.last_gpu()) + " but the cluster has " +
-                     std::to_string(cluster_gpus) + " GPUs");
+    throw UsageError("--gpus: the group ends at GPU " + std::to_string(group.last_gpu()) +
+                     " but the cluster has " + std::to_string(cluster_gpus) + " GPUs");
   }
   const std::uint64_t min_bytes = parse_bytes(o.min_bytes, "--min-bytes");
   const std::uint64_t max_bytes = parse_bytes(o.max_bytes, "--max-bytes");
   const std::uint64_t chunk_bytes = parse_bytes(o.chunk_bytes, "--chunk-bytes");
   if (min_bytes > max_bytes) throw UsageError("--min-bytes must not exceed --max-bytes");
   if (chunk_bytes == 0) throw UsageError("--chunk-bytes must be > 0");
-  if (o.step_factor < 2) throw UsageError("--step-factor must be >= 2 (got " + std::to_string(o.step_factor) + ")");
+  if (o.step_factor < 2)
+    throw UsageError("--step-factor must be >= 2 (got " + std::to_string(o.step_factor) + ")");
   // About 11.5 simulated days: far beyond any collective, far from the clock's end.
   constexpr SimTime kEnd = SimTime{1'000'000'000} * kPicosPerSecond;
   const EngineConfig config = to_engine_config(o.engine, kEnd, kPicosPerNano);
@@ -108,12 +118,14 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   if (rank == 0) {
     std::cout << "# warpsim collective: " << to_string(*collective) << " " << o.algo << ", " << group.count
               << " GPUs (first " << group.first << ", stride " << group.stride << ") of " << cluster_gpus
-              << ", cluster " << o.cluster << ", sync " << to_string(config.sync) << ", ranks " << ranks << "\n";
+              << ", cluster " << o.cluster << ", sync " << to_string(config.sync) << ", ranks " << ranks
+              << "\n";
     std::printf("# %14s %14s %12s %12s %12s %18s\n", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "events",
                 "digest");
   }
   for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
-    auto program = std::make_shared<cluster::CollectiveProgram>(*collective, *algorithm, group, bytes, chunk_bytes);
+    auto program =
+        std::make_shared<cluster::CollectiveProgram>(*collective, *algorithm, group, bytes, chunk_bytes);
     cluster::ClusterModel model(params, program);
     std::unique_ptr<LpMap> map;
     if (o.engine.partition == "round-robin") {
@@ -136,7 +148,8 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
     MPI_Allreduce(&local[0], &global[0], 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(&local[1], &global[1], 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     if (global[1] != 0) {
-      throw std::runtime_error("collective did not complete: " + std::to_string(global[1]) + " GPUs still waiting");
+      throw std::runtime_error("collective did not complete: " + std::to_string(global[1]) +
+                               " GPUs still waiting");
     }
     if (rank == 0) {
       const double seconds = static_cast<double>(global[0]) / static_cast<double>(kPicosPerSecond);
@@ -165,7 +178,8 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
   auto o = std::make_shared<CollectiveOptions>();
   CLI::App* cmd = app.add_subcommand("collective", "nccl-tests-like collective sweep on a simulated cluster");
   cmd->add_option("--cluster", o->cluster, "ClusterSpec file (protobuf text format or JSON)");
-  cmd->add_option("--op", o->op, "allreduce | allgather | reducescatter | alltoall | broadcast")->capture_default_str();
+  cmd->add_option("--op", o->op, "allreduce | allgather | reducescatter | alltoall | broadcast")
+      ->capture_default_str();
   cmd->add_option("--algo", o->algo, "ring")->capture_default_str();
   cmd->add_option("--gpus", o->gpus, "GPUs in the group (0 = all from --first)")->capture_default_str();
   cmd->add_option("--first", o->first, "first GPU of the group")->capture_default_str();

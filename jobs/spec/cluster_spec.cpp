@@ -22,7 +22,8 @@ namespace {
 class FirstError final : public google::protobuf::io::ErrorCollector {
  public:
   void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
-    if (text.empty()) text = "line " + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
+    if (text.empty())
+      text = "line " + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
   }
   std::string text;
 };
@@ -51,7 +52,8 @@ ClusterSpec parse_cluster_spec(std::string_view text, std::string_view origin) {
     options.ignore_unknown_fields = false;
     const auto status = google::protobuf::util::JsonStringToMessage(input, &spec, options);
     if (!status.ok()) {
-      throw std::invalid_argument("cluster spec " + std::string(origin) + ": " + std::string(status.message()));
+      throw std::invalid_argument("cluster spec " + std::string(origin) + ": " +
+                                  std::string(status.message()));
     }
     return spec;
   }
@@ -81,18 +83,22 @@ ClusterSpec validated(ClusterSpec spec) {
     check_latency(up.nvlink_latency_ns(), "scale_up.nvlink_latency_ns");
   }
   if (spec.topology().empty()) fail("topology", "is required (known: fat_tree)");
-  if (spec.topology() != "fat_tree") fail("topology", "unknown topology '" + spec.topology() + "' (known: fat_tree)");
+  if (spec.topology() != "fat_tree")
+    fail("topology", "unknown topology '" + spec.topology() + "' (known: fat_tree)");
 
   auto& nic = *spec.mutable_nic();
   if (nic.nics_per_gpu() == 0) nic.set_nics_per_gpu(1);
-  if (nic.nics_per_gpu() != 1) fail("nic.nics_per_gpu", "only 1 NIC per GPU is supported (got " + std::to_string(nic.nics_per_gpu()) + ")");
+  if (nic.nics_per_gpu() != 1)
+    fail("nic.nics_per_gpu",
+         "only 1 NIC per GPU is supported (got " + std::to_string(nic.nics_per_gpu()) + ")");
   if (nic.injection_latency_ns() == 0) nic.set_injection_latency_ns(100);
   check_latency(nic.injection_latency_ns(), "nic.injection_latency_ns");
 
   auto& net = *spec.mutable_network();
   if (net.fidelity().empty()) net.set_fidelity("packet");
   if (net.fidelity() == "flow") fail("network.fidelity", "'flow' is not implemented yet (use packet)");
-  if (net.fidelity() != "packet") fail("network.fidelity", "unknown fidelity '" + net.fidelity() + "' (known: packet)");
+  if (net.fidelity() != "packet")
+    fail("network.fidelity", "unknown fidelity '" + net.fidelity() + "' (known: packet)");
   if (net.packet_bytes() == 0) net.set_packet_bytes(4096);
   if (net.packet_bytes() > (1u << 30)) fail("network.packet_bytes", "must be <= 1 GiB");
   if (net.switch_buffer_bytes() == 0) net.set_switch_buffer_bytes(1 << 20);
@@ -100,9 +106,11 @@ ClusterSpec validated(ClusterSpec spec) {
   check_latency(net.switch_latency_ns(), "network.switch_latency_ns");
 
   const auto& ft = spec.fat_tree();
-  if (ft.tiers() != 2 && ft.tiers() != 3) fail("fat_tree.tiers", "must be 2 or 3 (got " + std::to_string(ft.tiers()) + ")");
+  if (ft.tiers() != 2 && ft.tiers() != 3)
+    fail("fat_tree.tiers", "must be 2 or 3 (got " + std::to_string(ft.tiers()) + ")");
   if (static_cast<std::uint32_t>(ft.links_size()) != ft.tiers()) {
-    fail("fat_tree.links", "needs one entry per tier (" + std::to_string(ft.tiers()) + "), got " + std::to_string(ft.links_size()));
+    fail("fat_tree.links", "needs one entry per tier (" + std::to_string(ft.tiers()) + "), got " +
+                               std::to_string(ft.links_size()));
   }
   for (int i = 0; i < ft.links_size(); ++i) {
     const std::string field = "fat_tree.links[" + std::to_string(i) + "]";
@@ -125,9 +133,10 @@ ClusterSpec validated(ClusterSpec spec) {
   const std::uint64_t leaves = ceil_div(spec.nodes(), d) * up.gpus_per_node();
   if (ft.tiers() == 2) {
     if (leaves > ft.radix()) {
-      fail("fat_tree.radix", std::to_string(ft.radix()) + " is too small for " + std::to_string(gpus) +
-                                 " GPUs in 2 tiers (needs " + std::to_string(leaves) + " spine ports; at most " +
-                                 std::to_string(d * (ft.radix() / up.gpus_per_node()) * up.gpus_per_node()) + " GPUs)");
+      fail("fat_tree.radix",
+           std::to_string(ft.radix()) + " is too small for " + std::to_string(gpus) +
+               " GPUs in 2 tiers (needs " + std::to_string(leaves) + " spine ports; at most " +
+               std::to_string(d * (ft.radix() / up.gpus_per_node()) * up.gpus_per_node()) + " GPUs)");
     }
   } else {
     if (ft.radix() % 2 != 0) fail("fat_tree.radix", "must be even for 3 tiers");
@@ -137,7 +146,8 @@ ClusterSpec validated(ClusterSpec spec) {
                                  " GPUs in 3 tiers (needs " + std::to_string(pods) + " core ports)");
     }
   }
-  if (gpus * 4 + leaves * 4 + spec.storage().targets() > 4'000'000'000ull) fail("nodes", "too many LPs for 32-bit ids");
+  if (gpus * 4 + leaves * 4 + spec.storage().targets() > 4'000'000'000ull)
+    fail("nodes", "too many LPs for 32-bit ids");
 
   const auto& st = spec.storage();
   if (st.targets() > 0) {
@@ -160,7 +170,8 @@ cluster::ClusterParams to_cluster_params(const ClusterSpec& raw) {
   p.radix = spec.fat_tree().radix();
   p.oversubscription = spec.fat_tree().oversubscription();
   for (int i = 0; i < spec.fat_tree().links_size(); ++i) {
-    p.links[i] = {spec.fat_tree().links(i).bandwidth_gbps(), spec.fat_tree().links(i).latency_ns() * kPicosPerNano};
+    p.links[i] = {spec.fat_tree().links(i).bandwidth_gbps(),
+                  spec.fat_tree().links(i).latency_ns() * kPicosPerNano};
   }
   p.injection_latency_ps = spec.nic().injection_latency_ns() * kPicosPerNano;
   p.packet_bytes = static_cast<std::uint32_t>(spec.network().packet_bytes());

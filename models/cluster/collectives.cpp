@@ -62,8 +62,12 @@ std::optional<std::uint32_t> GpuGroup::rank_of(std::uint32_t gpu) const {
 
 CollectiveProgram::CollectiveProgram(Collective collective, Algorithm, GpuGroup group, std::uint64_t bytes,
                                      std::uint64_t chunk_bytes)
-    : collective_(collective), group_(group), bytes_(bytes), chunk_bytes_(std::max<std::uint64_t>(1, chunk_bytes)) {
-  if (group.count == 0 || group.stride == 0) throw std::invalid_argument("collective group: count and stride must be >= 1");
+    : collective_(collective),
+      group_(group),
+      bytes_(bytes),
+      chunk_bytes_(std::max<std::uint64_t>(1, chunk_bytes)) {
+  if (group.count == 0 || group.stride == 0)
+    throw std::invalid_argument("collective group: count and stride must be >= 1");
   if (group.count > 65535) throw std::invalid_argument("collective group: at most 65535 GPUs");
 }
 
@@ -92,7 +96,8 @@ std::optional<GpuOp> CollectiveProgram::op(std::uint32_t gpu, std::uint64_t inde
 
 // Step s: send slice (k - s) mod n to the right neighbour, receive slice (k - s - 1) mod n from the left,
 // wait for both. Tags are step numbers, so (peer, tag) is unique per message.
-std::optional<GpuOp> CollectiveProgram::ring_steps(std::uint32_t k, std::uint64_t index, std::uint64_t steps) const {
+std::optional<GpuOp> CollectiveProgram::ring_steps(std::uint32_t k, std::uint64_t index,
+                                                   std::uint64_t steps) const {
   const std::uint64_t n = group_.count;
   const std::uint64_t step = index / 3;
   if (step >= steps) return std::nullopt;
@@ -102,7 +107,8 @@ std::optional<GpuOp> CollectiveProgram::ring_steps(std::uint32_t k, std::uint64_
     case 0:
       return GpuOp::send(group_.gpu_at(static_cast<std::uint32_t>((k + 1) % n)), share((k + n - s) % n), tag);
     case 1:
-      return GpuOp::recv(group_.gpu_at(static_cast<std::uint32_t>((k + n - 1) % n)), share((k + 2 * n - s - 1) % n), tag);
+      return GpuOp::recv(group_.gpu_at(static_cast<std::uint32_t>((k + n - 1) % n)),
+                         share((k + 2 * n - s - 1) % n), tag);
     default:
       return GpuOp::wait();
   }
@@ -116,7 +122,8 @@ std::optional<GpuOp> CollectiveProgram::all_to_all(std::uint32_t k, std::uint64_
   if (index > 2 * pairs) return std::nullopt;
   const std::uint64_t j = index / 2 + 1;
   const auto tag = static_cast<std::uint32_t>(j);
-  if (index % 2 == 0) return GpuOp::send(group_.gpu_at(static_cast<std::uint32_t>((k + j) % n)), share(k), tag);
+  if (index % 2 == 0)
+    return GpuOp::send(group_.gpu_at(static_cast<std::uint32_t>((k + j) % n)), share(k), tag);
   return GpuOp::recv(group_.gpu_at(static_cast<std::uint32_t>((k + n - j) % n)), share((k + n - j) % n), tag);
 }
 

@@ -25,7 +25,8 @@ FatTree::FatTree(const ClusterParams& p) : params_(p) {
   gpus_ = p.nodes * p.gpus_per_node;
   up_ = static_cast<std::uint32_t>(std::llround(p.radix / (1.0 + p.oversubscription)));
   down_ = p.radix - up_;
-  if (up_ == 0 || down_ == 0) throw std::invalid_argument("fat_tree.oversubscription: no up or down ports left");
+  if (up_ == 0 || down_ == 0)
+    throw std::invalid_argument("fat_tree.oversubscription: no up or down ports left");
   leaves_ = ceil_div(p.nodes, down_) * p.gpus_per_node;
   std::uint32_t tier1 = 0, cores = 0;
   if (p.tiers == 2) {

@@ -70,7 +70,8 @@ void GpuLp::advance(State& s, LpContext& ctx) {
         ctx.send(ctx.self(), op.duration_ps, kGpuComputeDone, GpuEvent{});
         break;
       case OpKind::kSend: {
-        if (op.peer >= topo_.gpus()) throw std::out_of_range("gpu program: send to GPU " + std::to_string(op.peer));
+        if (op.peer >= topo_.gpus())
+          throw std::out_of_range("gpu program: send to GPU " + std::to_string(op.peer));
         TxEvent tx;
         tx.src_gpu = gpu;
         tx.dst_gpu = op.peer;

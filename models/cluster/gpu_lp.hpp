@@ -19,13 +19,13 @@ class GpuLp final : public LpType {
  public:
   struct State {
     LpId id = 0;
-    std::uint64_t pc = 0;           // index of the next op to run
-    std::uint32_t pending = 0;      // posted sends and storage requests not yet complete
-    std::uint32_t unmatched = 0;    // posted receives whose message has not arrived
+    std::uint64_t pc = 0;         // index of the next op to run
+    std::uint32_t pending = 0;    // posted sends and storage requests not yet complete
+    std::uint32_t unmatched = 0;  // posted receives whose message has not arrived
     bool computing = false;
     bool done = false;
-    SimTime finish_ps = 0;          // when the program ended
-    SimTime busy_ps = 0;            // total compute time
+    SimTime finish_ps = 0;  // when the program ended
+    SimTime busy_ps = 0;    // total compute time
     std::uint64_t bytes_sent = 0;
     std::uint64_t bytes_received = 0;  // bytes of posted receives
     std::uint64_t messages_arrived = 0;

@@ -53,7 +53,8 @@ void NicLp::forward(std::uint32_t slot, LpContext& ctx) {
     ctx.send(peer.lp, done - now + peer.link.latency_ps, kPacket, p);
     if (last) {
       ++s.messages_tx;
-      ctx.send(topo_.gpu_lp(tx.src_gpu), done - now + topo_.params().injection_latency_ps, kGpuSendDone, GpuEvent{});
+      ctx.send(topo_.gpu_lp(tx.src_gpu), done - now + topo_.params().injection_latency_ps, kGpuSendDone,
+               GpuEvent{});
     } else {
       TxEvent next = tx;
       next.offset += bytes;
@@ -99,8 +100,8 @@ void NicLp::reverse(std::uint32_t slot, LpContext& ctx) {
 std::uint64_t NicLp::digest(std::uint32_t slot) const {
   const State& s = states_[slot];
   std::uint64_t h = mix64(s.id + 7);
-  for (std::uint64_t v : {s.busy_until[0], s.busy_until[1], s.bytes_tx, s.bytes_rx, s.packets_tx, s.packets_rx,
-                          s.messages_tx, s.messages_rx, s.busy_ps}) {
+  for (std::uint64_t v : {s.busy_until[0], s.busy_until[1], s.bytes_tx, s.bytes_rx, s.packets_tx,
+                          s.packets_rx, s.messages_tx, s.messages_rx, s.busy_ps}) {
     h = mix64(h ^ v);
   }
   return h;

@@ -23,7 +23,8 @@ std::optional<std::uint32_t> StorageLp::slot_of(LpId id) const {
 }
 
 void StorageLp::forward(std::uint32_t slot, LpContext& ctx) {
-  if (ctx.kind() != kStorageRequest) throw std::logic_error("storage: unexpected event kind " + std::to_string(ctx.kind()));
+  if (ctx.kind() != kStorageRequest)
+    throw std::logic_error("storage: unexpected event kind " + std::to_string(ctx.kind()));
   State& s = states_[slot];
   auto& r = ctx.payload<StorageEvent>();
   const auto& p = topo_.params();
@@ -50,7 +51,8 @@ void StorageLp::reverse(std::uint32_t slot, LpContext& ctx) {
 std::uint64_t StorageLp::digest(std::uint32_t slot) const {
   const State& s = states_[slot];
   std::uint64_t h = mix64(s.id + 29);
-  for (std::uint64_t v : {s.busy_until, s.requests, s.bytes_read, s.bytes_written, s.busy_ps}) h = mix64(h ^ v);
+  for (std::uint64_t v : {s.busy_until, s.requests, s.bytes_read, s.bytes_written, s.busy_ps})
+    h = mix64(h ^ v);
   return h;
 }
 

@@ -28,7 +28,8 @@ std::uint64_t SwitchLp::depth(SimTime busy_until, SimTime ready, double gbps, st
 }
 
 void SwitchLp::forward(std::uint32_t slot, LpContext& ctx) {
-  if (ctx.kind() != kPacket) throw std::logic_error("switch: unexpected event kind " + std::to_string(ctx.kind()));
+  if (ctx.kind() != kPacket)
+    throw std::logic_error("switch: unexpected event kind " + std::to_string(ctx.kind()));
   State& s = states_[slot];
   auto& p = ctx.payload<Packet>();
   const SimTime now = ctx.now();

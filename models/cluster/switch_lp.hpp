@@ -19,10 +19,10 @@ namespace warpsim::cluster {
 class SwitchLp final : public LpType {
  public:
   struct Port {
-    SimTime busy_until = 0;            // when the last queued packet finishes serializing
+    SimTime busy_until = 0;  // when the last queued packet finishes serializing
     std::uint64_t bytes_tx = 0;
     std::uint64_t max_depth_bytes = 0;  // largest backlog seen by an arriving packet, itself included
-    SimTime busy_ps = 0;               // total serialization time
+    SimTime busy_ps = 0;                // total serialization time
   };
   struct State {
     LpId id = 0;
@@ -33,6 +33,7 @@ class SwitchLp final : public LpType {
 
   explicit SwitchLp(const FatTree& topology) : topo_(topology) {}
   std::string_view name() const override { return "switch"; }
+  // For the memory report: the fixed part plus the ports of a radix-64 switch (the vector is per LP).
   std::size_t state_bytes() const override { return sizeof(State) + 64 * sizeof(Port); }
   std::uint32_t add_lp(LpId id) override;
   void init(std::uint32_t, LpContext&) override {}

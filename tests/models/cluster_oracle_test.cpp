@@ -45,7 +45,8 @@ Outcome run(const ClusterParams& p, std::shared_ptr<const GpuProgram> program, c
     total += counts[r];
   }
   std::vector<std::uint64_t> all(total);
-  MPI_Allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, comm);
+  MPI_Allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T,
+                 comm);
   Outcome out;
   out.committed = result.total.committed;
   out.rolled_back = result.total.rolled_back;
@@ -119,9 +120,10 @@ TEST(ClusterOracle, RingAllReduceTwoTier) {
 
 TEST(ClusterOracle, AllToAllThreeTier) {
   // All-to-all posts every message at once: NIC chains interleave and switch queues build up.
-  const std::uint64_t rolled_back = check_against_sequential(
-      example("fat_tree_3tier_16gpu.textproto"),
-      std::make_shared<CollectiveProgram>(Collective::kAllToAll, Algorithm::kRing, GpuGroup{0, 16, 1}, 512 << 10));
+  const std::uint64_t rolled_back =
+      check_against_sequential(example("fat_tree_3tier_16gpu.textproto"),
+                               std::make_shared<CollectiveProgram>(Collective::kAllToAll, Algorithm::kRing,
+                                                                   GpuGroup{0, 16, 1}, 512 << 10));
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   RecordProperty("rolled_back", std::to_string(rolled_back));

@@ -63,11 +63,13 @@ TEST(Scenario, RingAllReduceMatchesAnalyticModel) {
   const ClusterParams p = flat(4, 4, 8, 1.0);
   const std::uint64_t bytes = 64ull << 20;
   const GpuGroup group{0, 4, 4};
-  const Ran r = run(p, std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kRing, group, bytes));
+  const Ran r =
+      run(p, std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kRing, group, bytes));
   ASSERT_TRUE(r.all_done);
   const double n = 4, B = 400e9 / 8;
   // Latency of one step: injection, two links, one switch hop, delivery to the GPU.
-  const double latency = seconds(2 * p.injection_latency_ps + 2 * p.links[0].latency_ps + p.switch_latency_ps);
+  const double latency =
+      seconds(2 * p.injection_latency_ps + 2 * p.links[0].latency_ps + p.switch_latency_ps);
   const double analytic = 2 * (n - 1) / n * bytes / B + 2 * (n - 1) * latency;
   const double simulated = seconds(r.finish);
   RecordProperty("simulated_us", std::to_string(simulated * 1e6));

@@ -31,7 +31,8 @@ ClusterSpec good() {
 }
 
 TEST(ClusterSpec, TextAndJsonExamplesAgree) {
-  const auto text = to_cluster_params(load_cluster_spec(WARPSIM_EXAMPLES_DIR "/fat_tree_2tier_16gpu.textproto"));
+  const auto text =
+      to_cluster_params(load_cluster_spec(WARPSIM_EXAMPLES_DIR "/fat_tree_2tier_16gpu.textproto"));
   const auto json = to_cluster_params(load_cluster_spec(WARPSIM_EXAMPLES_DIR "/fat_tree_2tier_16gpu.json"));
   EXPECT_EQ(text.nodes, 4u);
   EXPECT_EQ(text.gpus_per_node, 4u);

@@ -16,7 +16,8 @@ ClusterParams example(const char* file) {
 }
 
 // Follows the route from src's NIC; returns the switches crossed (or -1 if it loops or leaves the tree).
-int walk(const FatTree& t, std::uint32_t src, std::uint32_t dst, std::uint32_t tag, std::set<LpId>* tier_seen) {
+int walk(const FatTree& t, std::uint32_t src, std::uint32_t dst, std::uint32_t tag,
+         std::set<LpId>* tier_seen) {
   const std::uint64_t h = flow_hash(src, dst, tag);
   LpId at = t.nic_lp(src);
   int switches = 0;

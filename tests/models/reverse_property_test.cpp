@@ -74,12 +74,18 @@ TEST(ReverseProperty, Gpu) {
     std::optional<GpuOp> op(std::uint32_t, std::uint64_t i) const override {
       if (i > 400) return std::nullopt;
       switch (i % 6) {
-        case 0: return GpuOp::compute(1000 + i);
-        case 1: return GpuOp::send(static_cast<std::uint32_t>(i % 16), 100 + i, static_cast<std::uint32_t>(i % 5));
-        case 2: return GpuOp::recv(static_cast<std::uint32_t>(i % 7), 64, static_cast<std::uint32_t>(i % 3));
-        case 3: return GpuOp::storage(static_cast<std::uint32_t>(i % 2), 4096, i % 4 == 1);
-        case 4: return GpuOp::wait();
-        default: return GpuOp::recv(static_cast<std::uint32_t>(i % 5), 32, static_cast<std::uint32_t>(i % 2));
+        case 0:
+          return GpuOp::compute(1000 + i);
+        case 1:
+          return GpuOp::send(static_cast<std::uint32_t>(i % 16), 100 + i, static_cast<std::uint32_t>(i % 5));
+        case 2:
+          return GpuOp::recv(static_cast<std::uint32_t>(i % 7), 64, static_cast<std::uint32_t>(i % 3));
+        case 3:
+          return GpuOp::storage(static_cast<std::uint32_t>(i % 2), 4096, i % 4 == 1);
+        case 4:
+          return GpuOp::wait();
+        default:
+          return GpuOp::recv(static_cast<std::uint32_t>(i % 5), 32, static_cast<std::uint32_t>(i % 2));
       }
     }
   };
