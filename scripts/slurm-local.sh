@@ -131,8 +131,9 @@ ClusterName=warpsim-local
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
-SlurmUser=root
-SlurmdUser=root
+# The daemons run as whoever starts them (root in CI; only root is tested).
+SlurmUser=$(id -un)
+SlurmdUser=$(id -un)
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$state/munge/munge.socket.2
