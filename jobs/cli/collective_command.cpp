@@ -140,7 +140,7 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
     const auto& gpus = model.gpus();
     for (std::uint32_t slot = 0; slot < gpus.size(); ++slot) {
       const auto& s = gpus.state(slot);
-      if (!group.rank_of(s.id)) continue;
+      if (!group.rank_of(s.gpu)) continue;
       local[0] = std::max(local[0], s.finish_ps);
       if (!s.done) ++local[1];
     }

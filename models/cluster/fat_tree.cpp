@@ -40,8 +40,8 @@ FatTree::FatTree(const ClusterParams& p) : params_(p) {
     tier1 = pods_ * up_;
     cores = up_ * agg_up_;
   }
-  first_nvswitch_ = 2 * gpus_;
-  first_leaf_ = first_nvswitch_ + (p.gpus_per_node > 1 ? p.nodes : 0);
+  node_block_ = 2 * p.gpus_per_node + (p.gpus_per_node > 1 ? 1 : 0);
+  first_leaf_ = p.nodes * node_block_;
   first_tier1_ = first_leaf_ + leaves_;
   first_core_ = first_tier1_ + tier1;
   first_storage_ = first_core_ + cores;
@@ -49,9 +49,12 @@ FatTree::FatTree(const ClusterParams& p) : params_(p) {
 }
 
 LpKind FatTree::kind_of(LpId lp) const {
-  if (lp < gpus_) return LpKind::kGpu;
-  if (lp < first_nvswitch_) return LpKind::kNic;
-  if (lp < first_leaf_) return LpKind::kNvSwitch;
+  if (lp < first_leaf_) {
+    const std::uint32_t within = lp % node_block_;
+    if (within < params_.gpus_per_node) return LpKind::kGpu;
+    if (within < 2 * params_.gpus_per_node) return LpKind::kNic;
+    return LpKind::kNvSwitch;
+  }
   if (lp < first_tier1_) return LpKind::kLeaf;
   if (lp < first_core_) return LpKind::kTier1;
   if (lp < first_storage_) return LpKind::kCore;
@@ -83,12 +86,12 @@ PortPeer FatTree::peer(LpId lp, std::uint32_t port) const {
   const std::uint32_t R = params_.gpus_per_node;
   switch (kind_of(lp)) {
     case LpKind::kNic: {
-      const std::uint32_t gpu = lp - gpus_;
+      const std::uint32_t gpu = gpu_of(lp);
       if (port == 0) return {leaf_lp(leaf_of_gpu(gpu)), params_.links[0]};
       return {nvswitch_lp(node_of(gpu)), params_.nvlink};
     }
     case LpKind::kNvSwitch: {
-      const std::uint32_t node = lp - first_nvswitch_;
+      const std::uint32_t node = lp / node_block_;
       return {nic_lp(node * R + port), params_.nvlink};
     }
     case LpKind::kLeaf: {

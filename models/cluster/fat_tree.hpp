@@ -3,9 +3,10 @@
 // port towards a destination) is answered by arithmetic on the parameters: no rank holds a table of the
 // cluster, so a distributed run builds only the LPs it owns.
 //
-// LP id layout (dense, in this order):
-//   GPUs [0, G) | NICs [G, 2G) (NIC i serves GPU i) | NVSwitches, one per node (only if gpus_per_node > 1)
-//   | leaves | tier-1 switches (spines, or aggregation switches in 3 tiers) | cores (3 tiers) | storage.
+// LP id layout (dense): node-major first, so that a block partition keeps a node's GPUs, NICs and NVSwitch
+// on one rank (most events stay local): node n owns ids [n*b, (n+1)*b) with b = 2R (+1 if R > 1):
+// its R GPUs, its R NICs (NIC i serves GPU i), its NVSwitch. Then leaves | tier-1 switches (spines, or
+// aggregation switches in 3 tiers) | cores (3 tiers) | storage targets.
 // Rail-optimized: NIC r of node n attaches to leaf (n / down) * gpus_per_node + r, so the leaves of one
 // node group (all rails) are consecutive and share a pod in 3 tiers.
 #pragma once
@@ -37,9 +38,13 @@ class FatTree {
   // Output port that a packet from GPU `src` to GPU `dst` with ECMP hash `flow_hash` leaves `lp` by.
   std::uint32_t route(LpId lp, std::uint32_t src, std::uint32_t dst, std::uint64_t flow_hash) const;
 
-  LpId gpu_lp(std::uint32_t gpu) const { return gpu; }
-  LpId nic_lp(std::uint32_t gpu) const { return gpus_ + gpu; }
-  LpId nvswitch_lp(std::uint32_t node) const { return first_nvswitch_ + node; }
+  LpId gpu_lp(std::uint32_t gpu) const { return node_of(gpu) * node_block_ + gpu % params_.gpus_per_node; }
+  LpId nic_lp(std::uint32_t gpu) const { return gpu_lp(gpu) + params_.gpus_per_node; }
+  LpId nvswitch_lp(std::uint32_t node) const { return node * node_block_ + 2 * params_.gpus_per_node; }
+  // The GPU that a GPU or NIC LP belongs to.
+  std::uint32_t gpu_of(LpId lp) const {
+    return lp / node_block_ * params_.gpus_per_node + lp % node_block_ % params_.gpus_per_node;
+  }
   LpId leaf_lp(std::uint32_t leaf) const { return first_leaf_ + leaf; }
   LpId tier1_lp(std::uint32_t index) const { return first_tier1_ + index; }
   LpId core_lp(std::uint32_t index) const { return first_core_ + index; }
@@ -61,7 +66,8 @@ class FatTree {
   std::uint32_t pod_leaves_ = 0;  // 3 tiers: leaves per pod (aggregation down ports)
   std::uint32_t agg_up_ = 0;      // 3 tiers: aggregation up ports (cores per core group)
   std::uint32_t pods_ = 0;
-  LpId first_nvswitch_, first_leaf_, first_tier1_, first_core_, first_storage_, end_storage_;
+  std::uint32_t node_block_;  // LP ids per node
+  LpId first_leaf_, first_tier1_, first_core_, first_storage_, end_storage_;
 };
 
 }  // namespace warpsim::cluster

@@ -33,6 +33,7 @@ std::int32_t value_of(const std::map<std::uint64_t, std::int32_t>& balance, std:
 std::uint32_t GpuLp::add_lp(LpId id) {
   State s;
   s.id = id;
+  s.gpu = topo_.gpu_of(id);
   states_.push_back(std::move(s));
   return static_cast<std::uint32_t>(states_.size() - 1);
 }
@@ -48,13 +49,13 @@ void GpuLp::init(std::uint32_t, LpContext& ctx) {
 }
 
 GpuOp GpuLp::op_at(const State& s, std::uint64_t index) const {
-  const auto op = program_->op(s.id, index);
+  const auto op = program_->op(s.gpu, index);
   if (!op) throw std::logic_error("gpu program: op " + std::to_string(index) + " vanished on replay");
   return *op;
 }
 
 void GpuLp::advance(State& s, LpContext& ctx) {
-  const std::uint32_t gpu = s.id;
+  const std::uint32_t gpu = s.gpu;
   while (!s.computing && !s.done) {
     const auto next = program_->op(gpu, s.pc);
     if (!next) {

@@ -19,6 +19,7 @@ class GpuLp final : public LpType {
  public:
   struct State {
     LpId id = 0;
+    std::uint32_t gpu = 0;          // GPU index (the program's and the collectives' numbering)
     std::uint64_t pc = 0;         // index of the next op to run
     std::uint32_t pending = 0;    // posted sends and storage requests not yet complete
     std::uint32_t unmatched = 0;  // posted receives whose message has not arrived

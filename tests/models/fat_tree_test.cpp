@@ -71,13 +71,25 @@ TEST(FatTree, LayoutIsDense) {
   const FatTree t(example("fat_tree_3tier_16gpu.textproto"));
   // 16 GPUs, 16 NICs, 8 NVSwitches, 8 leaves, 8 aggregation, 4 cores, 2 storage targets.
   EXPECT_EQ(t.lp_count(), 16u + 16 + 8 + 8 + 8 + 4 + 2);
+  // Node-major: node n holds ids [5n, 5n+5): GPU, GPU, NIC, NIC, NVSwitch.
   EXPECT_EQ(t.kind_of(0), LpKind::kGpu);
-  EXPECT_EQ(t.kind_of(16), LpKind::kNic);
-  EXPECT_EQ(t.kind_of(32), LpKind::kNvSwitch);
+  EXPECT_EQ(t.kind_of(1), LpKind::kGpu);
+  EXPECT_EQ(t.kind_of(2), LpKind::kNic);
+  EXPECT_EQ(t.kind_of(3), LpKind::kNic);
+  EXPECT_EQ(t.kind_of(4), LpKind::kNvSwitch);
+  EXPECT_EQ(t.kind_of(5), LpKind::kGpu);
+  EXPECT_EQ(t.kind_of(39), LpKind::kNvSwitch);
   EXPECT_EQ(t.kind_of(40), LpKind::kLeaf);
   EXPECT_EQ(t.kind_of(48), LpKind::kTier1);
   EXPECT_EQ(t.kind_of(56), LpKind::kCore);
   EXPECT_EQ(t.kind_of(60), LpKind::kStorage);
+  EXPECT_EQ(t.gpu_lp(3), 6u);
+  EXPECT_EQ(t.nic_lp(3), 8u);
+  EXPECT_EQ(t.nvswitch_lp(1), 9u);
+  for (std::uint32_t g = 0; g < t.gpus(); ++g) {
+    EXPECT_EQ(t.gpu_of(t.gpu_lp(g)), g);
+    EXPECT_EQ(t.gpu_of(t.nic_lp(g)), g);
+  }
   // Rail-optimized: GPU 3 (node 1, rail 1) is on the rail-1 leaf of node group 0.
   EXPECT_EQ(t.leaf_of_gpu(3), 1u);
   EXPECT_EQ(t.leaf_of_gpu(5), 3u);

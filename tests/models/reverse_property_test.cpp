@@ -102,7 +102,7 @@ TEST(ReverseProperty, Gpu) {
     const auto kinds = std::array{kGpuComputeDone, kGpuSendDone, kGpuRecvArrived, kGpuRecvArrived};
     events.push_back({t, kinds[rng() % kinds.size()], bytes_of(e)});
   }
-  check_reversible(type, 3, events);
+  check_reversible(type, topo.gpu_lp(3), events);
 }
 
 TEST(ReverseProperty, Nic) {
