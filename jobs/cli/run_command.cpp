@@ -1,0 +1,178 @@
+// `warpsim run SPEC`: simulates a training job (ExperimentSpec: cluster + job + simulation settings) on the
+// packet-level cluster model and prints, on rank 0, the stable `key: value` summary users ask for: step
+// time, tokens/s, TFLOP/s per GPU, MFU, the split of a step into compute, pipeline bubble and exposed
+// communication, plus the engine's run statistics. Identical for every sync mode and rank count except the
+// run-cost keys (wall seconds, event rate, rollbacks, peak rss).
+#include <CLI/CLI.hpp>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "engine/engine.hpp"
+#include "io/key_value_report.hpp"
+#include "jobs/cli/command_registry.hpp"
+#include "jobs/cli/engine_options.hpp"
+#include "jobs/cli/usage_error.hpp"
+#include "jobs/spec/cluster_spec.hpp"
+#include "jobs/spec/experiment_spec.hpp"
+#include "models/cluster/cluster_model.hpp"
+#include "models/training/training_program.hpp"
+#include "models/workload/step_estimate.hpp"
+#include "models/workload/transformer.hpp"
+#include "partition/block_map.hpp"
+
+namespace warpsim::cli {
+
+namespace {
+
+struct RunOptions {
+  std::string spec_path;
+  EngineOptions engine;
+  bool sync_given = false;
+  bool seed_given = false;
+};
+
+std::string hex(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+int run_training(RunOptions o, int rank, int ranks) {
+  const spec::ExperimentSpec exp = spec::load_experiment_spec(o.spec_path);
+  const auto& sim = exp.simulation();
+  // The spec's settings apply unless the flag was given on the command line.
+  if (!o.sync_given && !sim.sync().empty()) o.engine.sync = sim.sync();
+  if (!o.seed_given && sim.seed() != 0) o.engine.seed = static_cast<std::int64_t>(sim.seed());
+  const auto end = static_cast<SimTime>(sim.end_time_s() * static_cast<double>(kPicosPerSecond));
+  const EngineConfig config = to_engine_config(o.engine, end, kPicosPerNano);
+  if (config.sync == SyncMode::kSequential && ranks != 1) {
+    throw UsageError("--sync sequential runs on 1 rank (got " + std::to_string(ranks) + ")");
+  }
+  const cluster::ClusterParams params = spec::to_cluster_params(exp.cluster());
+  const auto job = std::make_shared<const workload::Job>(exp.job());
+  const std::uint32_t steps = sim.steps();
+  auto program = std::make_shared<const training::TrainingProgram>(job, steps, params.storage_targets);
+  const workload::StepEstimate est = workload::estimate_step(job);
+
+  cluster::ClusterModel model(params, program);
+  std::unique_ptr<LpMap> map;
+  if (o.engine.partition == "round-robin") {
+    map = std::make_unique<RoundRobinLpMap>(model.lp_count(), ranks);
+  } else {
+    map = std::make_unique<BlockLpMap>(model.lp_count(), ranks);
+  }
+  Engine engine(model, *map, config, MPI_COMM_WORLD);
+  const RunResult r = engine.run();
+
+  // Per-GPU results of the job's GPUs, reduced over ranks.
+  const std::uint32_t world = job->world_size();
+  std::uint64_t maxes[2] = {0, 0};       // finish, busy
+  std::uint64_t sums[4] = {0, 0, 0, 0};  // busy, not done, bytes sent, finish
+  std::uint64_t mins[1] = {~0ull};       // busy
+  const auto& gpus = model.gpus();
+  for (std::uint32_t slot = 0; slot < gpus.size(); ++slot) {
+    const auto& s = gpus.state(slot);
+    if (s.id >= world) continue;
+    maxes[0] = std::max<std::uint64_t>(maxes[0], s.finish_ps);
+    maxes[1] = std::max<std::uint64_t>(maxes[1], s.busy_ps);
+    mins[0] = std::min<std::uint64_t>(mins[0], s.busy_ps);
+    sums[0] += s.busy_ps;
+    sums[1] += s.done ? 0 : 1;
+    sums[2] += s.bytes_sent;
+    sums[3] += s.finish_ps;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, maxes, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, mins, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  if (sums[1] != 0) {
+    throw std::runtime_error("training did not complete: " + std::to_string(sums[1]) +
+                             " GPUs still running at the end time (raise simulation.end_time_s) or blocked");
+  }
+  if (rank != 0) return 0;
+
+  const double ps = static_cast<double>(kPicosPerSecond);
+  const double step_s = static_cast<double>(maxes[0]) / ps / steps;
+  const double compute_s = static_cast<double>(sums[0]) / world / ps / steps;
+  // The bubble a compute-only schedule has (the network can only lengthen it; the rest is attributed to
+  // communication).
+  const double bubble_s = est.bubble_fraction * est.pipeline_seconds;
+  const double exposed_s = std::max(0.0, step_s - compute_s - bubble_s);
+  const auto& t = job->spec().training();
+  const double tokens = static_cast<double>(t.global_batch_sequences()) * job->shape().seq;
+
+  io::KeyValueReport report;
+  report.add("model", std::string("training"));
+  report.add("experiment", exp.name());
+  report.add("job", job->spec().name());
+  report.add("cluster", exp.cluster().name());
+  report.add("gpu", std::string(job->gpu().name));
+  report.add("gpus", static_cast<std::uint64_t>(world));
+  report.add("cluster gpus", std::uint64_t{params.nodes} * params.gpus_per_node);
+  report.add("steps", static_cast<std::uint64_t>(steps));
+  report.add("microbatches per step", static_cast<std::uint64_t>(job->microbatches()));
+  report.add("sync", std::string(to_string(config.sync)));
+  report.add("step seconds", step_s, 6);
+  report.add("estimate step seconds", est.step_seconds, 6);
+  report.add("tokens per second", tokens / step_s, 0);
+  report.add("tflops per gpu", est.hardware_flops / step_s / world / 1e12, 2);
+  report.add("model tflops per gpu", est.model_flops / step_s / world / 1e12, 2);
+  report.add("mfu", est.model_flops / step_s / world / est.peak_flops, 4);
+  report.add("hfu", est.hardware_flops / step_s / world / est.peak_flops, 4);
+  report.add("compute seconds", compute_s, 6);
+  report.add("compute seconds min", static_cast<double>(mins[0]) / ps / steps, 6);
+  report.add("compute seconds max", static_cast<double>(maxes[1]) / ps / steps, 6);
+  report.add("pipeline bubble seconds", bubble_s, 6);
+  report.add("exposed communication seconds", exposed_s, 6);
+  report.add("compute fraction", compute_s / step_s, 4);
+  report.add("bubble fraction", bubble_s / step_s, 4);
+  report.add("exposed communication fraction", exposed_s / step_s, 4);
+  report.add("checkpoints per step",
+             t.checkpoint_interval_steps() ? 1.0 / t.checkpoint_interval_steps() : 0.0, 4);
+  report.add("network bytes per gpu per step", static_cast<double>(sums[2]) / world / steps, 0);
+  const EngineStats& s = r.total;
+  report.add("ranks", static_cast<std::uint64_t>(r.ranks));
+  report.add("lps", model.lp_count());
+  report.add("events committed", s.committed);
+  report.add("events processed", s.processed);
+  report.add("events rolled back", s.rolled_back);
+  const double efficiency =
+      s.committed == 0
+          ? 100.0
+          : 100.0 * (1.0 - static_cast<double>(s.rolled_back) / static_cast<double>(s.committed));
+  report.add("efficiency", efficiency, 2);
+  report.add("event rate", r.wall_seconds > 0 ? static_cast<double>(s.committed) / r.wall_seconds : 0.0, 0);
+  report.add("wall seconds", r.wall_seconds, 3);
+  report.add("peak rss bytes", r.peak_rss_bytes_max);
+  report.add("peak rss bytes total", r.peak_rss_bytes_sum);
+  report.add("state digest", hex(r.state_digest));
+  report.print(std::cout);
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> add_run_command(CLI::App& app, const CommandEnv& env) {
+  const int rank = env.rank;
+  const int ranks = env.ranks;
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("run", "Simulate a training job on a cluster (ExperimentSpec) and summarize");
+  cmd->add_option("SPEC", o->spec_path, "experiment spec (protobuf text format, or JSON)")->required();
+  add_engine_options(*cmd, o->engine);
+  return [o, cmd, rank, ranks]() -> int {
+    if (!cmd->parsed()) return -1;
+    o->sync_given = cmd->get_option("--sync")->count() > 0;
+    o->seed_given = cmd->get_option("--seed")->count() > 0;
+    return run_training(*o, rank, ranks);
+  };
+}
+
+const CommandRegistrar kRegisterRun{"run", add_run_command};
+
+}  // namespace warpsim::cli

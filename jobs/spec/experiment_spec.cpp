@@ -1,0 +1,135 @@
+// ExperimentSpec loading, resolution and cross-checks (see experiment_spec.hpp).
+#include "jobs/spec/experiment_spec.hpp"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "jobs/spec/cluster_spec.hpp"
+#include "jobs/spec/job_spec.hpp"
+
+namespace warpsim::spec {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& field, const std::string& message) {
+  throw std::invalid_argument("experiment spec: " + field + ": " + message);
+}
+
+class FirstError final : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
+    if (text.empty())
+      text = "line " + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
+  }
+  std::string text;
+};
+
+std::string read_file(const std::string& path, const std::string& field) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(field, "cannot read '" + path + "'");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string resolve(const std::filesystem::path& base, const std::string& file) {
+  const std::filesystem::path p(file);
+  return p.is_absolute() ? file : (base / p).string();
+}
+
+// Re-labels a nested loader's error with the field it came from.
+template <typename F>
+auto nested(const std::string& field, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("experiment spec: " + field + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+ExperimentSpec parse_experiment_spec(std::string_view text, std::string_view origin) {
+  ExperimentSpec spec;
+  const auto first = text.find_first_not_of(" \t\r\n");
+  const std::string input(text);
+  if (first != std::string_view::npos && text[first] == '{') {
+    google::protobuf::util::JsonParseOptions options;
+    options.ignore_unknown_fields = false;
+    const auto status = google::protobuf::util::JsonStringToMessage(input, &spec, options);
+    if (!status.ok()) {
+      throw std::invalid_argument("experiment spec " + std::string(origin) + ": " +
+                                  std::string(status.message()));
+    }
+    return spec;
+  }
+  google::protobuf::TextFormat::Parser parser;
+  FirstError errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(input, &spec)) {
+    throw std::invalid_argument("experiment spec " + std::string(origin) + ": " + errors.text);
+  }
+  return spec;
+}
+
+ExperimentSpec load_experiment_spec(const std::string& path) {
+  ExperimentSpec spec = parse_experiment_spec(read_file(path, "file"), path);
+  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  if (spec.cluster_source_case() == ExperimentSpec::kClusterFile) {
+    const std::string file = resolve(base, spec.cluster_file());
+    *spec.mutable_cluster() = nested("cluster_file", [&] { return load_cluster_spec(file); });
+  }
+  if (spec.job_source_case() == ExperimentSpec::kJobFile) {
+    const std::string file = resolve(base, spec.job_file());
+    *spec.mutable_job() = nested("job_file", [&] { return load_job_spec(file); });
+  }
+  return validated(std::move(spec));
+}
+
+ExperimentSpec validated(ExperimentSpec spec) {
+  if (spec.cluster_source_case() != ExperimentSpec::kCluster)
+    fail("cluster", "required (cluster or cluster_file)");
+  if (spec.job_source_case() != ExperimentSpec::kJob) fail("job", "required (job or job_file)");
+  *spec.mutable_cluster() = nested("cluster", [&] { return spec::validated(spec.cluster()); });
+  *spec.mutable_job() = nested("job", [&] {
+    JobSpec j = normalized(spec.job());
+    validate_job_spec(j);
+    return j;
+  });
+  auto& sim = *spec.mutable_simulation();
+  if (sim.steps() == 0) sim.set_steps(1);
+  if (sim.steps() > 1000) fail("simulation.steps", "at most 1000 (got " + std::to_string(sim.steps()) + ")");
+  if (!sim.sync().empty() && sim.sync() != "sequential" && sim.sync() != "conservative" &&
+      sim.sync() != "optimistic") {
+    fail("simulation.sync", "must be sequential, conservative or optimistic (got '" + sim.sync() + "')");
+  }
+  const std::string& net_fidelity = spec.cluster().network().fidelity();
+  if (sim.fidelity().empty()) sim.set_fidelity(net_fidelity.empty() ? "packet" : net_fidelity);
+  if (sim.fidelity() != "packet")
+    fail("simulation.fidelity", "only \"packet\" is implemented (got '" + sim.fidelity() + "')");
+  if (!net_fidelity.empty() && net_fidelity != sim.fidelity()) {
+    fail("simulation.fidelity",
+         "'" + sim.fidelity() + "' disagrees with cluster.network.fidelity '" + net_fidelity + "'");
+  }
+  if (sim.end_time_s() == 0) sim.set_end_time_s(1e6);
+  if (!(sim.end_time_s() > 0) || !std::isfinite(sim.end_time_s()) || sim.end_time_s() > 1e7) {
+    fail("simulation.end_time_s", "must be in (0, 1e7] seconds");
+  }
+  const std::uint64_t cluster_gpus =
+      std::uint64_t{spec.cluster().nodes()} * spec.cluster().scale_up().gpus_per_node();
+  const std::uint64_t world = world_size(spec.job());
+  if (world > cluster_gpus) {
+    fail("job.world_size_gpus", "the job needs " + std::to_string(world) + " GPUs but the cluster has " +
+                                    std::to_string(cluster_gpus));
+  }
+  return spec;
+}
+
+}  // namespace warpsim::spec

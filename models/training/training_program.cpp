@@ -1,0 +1,186 @@
+// Workload op streams expanded into cluster GPU programs (see training_program.hpp).
+#include "models/training/training_program.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace warpsim::training {
+
+namespace {
+
+using cluster::GpuOp;
+using workload::CollectiveKind;
+using workload::OpKind;
+
+std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Point-to-point tags live in [0, 2^31), collective tags in [2^31, 2^32), so a pipeline message is never
+// counted against a collective step. The GPU LP matches receives by (peer, tag) counts, so a rare hash
+// collision can only let a receive match a different message of the same peer early; it cannot deadlock
+// as long as both sides post the same multiset of tags, which the shared derivation guarantees.
+std::uint32_t p2p_tag(std::uint64_t tag) {
+  return static_cast<std::uint32_t>(mix64(tag) & 0x7fffffffu);
+}
+
+// Only fields that every member of the group sees identically enter the tag (not the layer or the
+// micro-batch, which differ between the first and last stage of the embedding group).
+std::uint32_t collective_tag(const workload::Op& op, std::uint64_t step_index) {
+  std::uint64_t h = mix64(op.step + 0x9e3779b97f4a7c15ull);
+  for (const char c : op.name) h = mix64(h ^ static_cast<unsigned char>(c));
+  h = mix64(h ^ (std::uint64_t{static_cast<std::uint8_t>(op.collective)} << 8 |
+                 static_cast<std::uint8_t>(op.group_kind)));
+  h = mix64(h ^ step_index);
+  return static_cast<std::uint32_t>(h & 0x7fffffffu) | 0x80000000u;
+}
+
+std::uint64_t share(std::uint64_t bytes, std::uint32_t n) {
+  return std::max<std::uint64_t>(1, (bytes + n - 1) / n);
+}
+
+// Ring steps of a collective over n members (all-to-all excluded).
+std::uint64_t ring_steps(CollectiveKind kind, std::uint32_t n) {
+  if (n <= 1) return 0;
+  return kind == CollectiveKind::kAllReduce ? 2ull * (n - 1) : std::uint64_t{n} - 1;
+}
+
+}  // namespace
+
+std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targets) {
+  switch (op.kind) {
+    case OpKind::kCompute:
+    case OpKind::kSend:
+      return 1;
+    case OpKind::kRecv:
+      return 2;
+    case OpKind::kCollective: {
+      const std::uint32_t n = op.group.size();
+      if (n <= 1) return 0;
+      if (op.collective == CollectiveKind::kAllToAll) return 2ull * (n - 1) + 1;
+      return 3 * ring_steps(op.collective, n);
+    }
+    case OpKind::kCheckpointWrite:
+      return storage_targets == 0 ? 0 : 2;
+  }
+  return 0;
+}
+
+GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
+             const workload::ComputeModel& compute, std::uint32_t storage_targets) {
+  switch (op.kind) {
+    case OpKind::kCompute:
+      return GpuOp::compute(op.fixed_duration_ps != 0
+                                ? op.fixed_duration_ps
+                                : compute.picoseconds({op.name, op.flops, op.bytes, op.dtype}));
+    case OpKind::kSend:
+      return GpuOp::send(op.peer, std::max<std::uint64_t>(1, op.comm_bytes), p2p_tag(op.tag));
+    case OpKind::kRecv:
+      return sub == 0 ? GpuOp::recv(op.peer, std::max<std::uint64_t>(1, op.comm_bytes), p2p_tag(op.tag))
+                      : GpuOp::wait();
+    case OpKind::kCollective: {
+      const std::uint32_t n = op.group.size();
+      const std::uint32_t r = op.group.index_of(rank);
+      if (r >= n) throw std::logic_error("collective: rank " + std::to_string(rank) + " not in its group");
+      if (op.collective == CollectiveKind::kAllToAll) {
+        const std::uint64_t bytes = share(op.comm_bytes, n);
+        if (sub < n - 1) {  // sends: member r + j
+          const auto j = static_cast<std::uint32_t>(sub + 1);
+          return GpuOp::send(op.group.member((r + j) % n), bytes, collective_tag(op, j));
+        }
+        if (sub < 2ull * (n - 1)) {  // receives: member r - j
+          const auto j = static_cast<std::uint32_t>(sub - (n - 1) + 1);
+          return GpuOp::recv(op.group.member((r + n - j) % n), bytes, collective_tag(op, j));
+        }
+        return GpuOp::wait();
+      }
+      const std::uint64_t step = sub / 3;
+      const std::uint64_t bytes = op.collective == CollectiveKind::kRingExchange
+                                      ? std::max<std::uint64_t>(1, op.comm_bytes)
+                                      : share(op.comm_bytes, n);
+      switch (sub % 3) {
+        case 0:
+          return GpuOp::send(op.group.member((r + 1) % n), bytes, collective_tag(op, step));
+        case 1:
+          return GpuOp::recv(op.group.member((r + n - 1) % n), bytes, collective_tag(op, step));
+        default:
+          return GpuOp::wait();
+      }
+    }
+    case OpKind::kCheckpointWrite:
+      return sub == 0
+                 ? GpuOp::storage(rank % storage_targets, std::max<std::uint64_t>(1, op.comm_bytes), true)
+                 : GpuOp::wait();
+  }
+  throw std::logic_error("expand: unknown op kind");
+}
+
+TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
+                                 std::uint32_t storage_targets)
+    : job_(std::move(job)), steps_(steps), storage_targets_(storage_targets) {
+  if (!job_) throw std::invalid_argument("TrainingProgram: null job");
+  if (steps_ == 0) throw std::invalid_argument("TrainingProgram: steps must be >= 1");
+  const std::uint32_t stages = job_->degrees().pp;
+  stage_table_.resize(stages);
+  for (std::uint32_t stage = 0; stage < stages; ++stage) {
+    // Every GPU of a stage has the same op kinds and group sizes; rank (tp, cp, dp) = 0 stands for all.
+    const workload::GpuProgram prog(job_, stage * job_->pipeline_stride(), 1);
+    StageTable t;
+    const std::uint64_t per_step = prog.ops_per_step();
+    t.prefix.resize(per_step + 1);
+    for (std::uint64_t k = 0; k < per_step; ++k) {
+      t.prefix[k + 1] = t.prefix[k] + expanded_count(prog.op(k), storage_targets_);
+    }
+    workload::Op ckpt;
+    ckpt.kind = OpKind::kCheckpointWrite;
+    t.checkpoint_ops = expanded_count(ckpt, storage_targets_);
+    // Middle stages usually have identical tables: keep one copy.
+    const auto same = std::find_if(tables_.begin(), tables_.end(), [&](const StageTable& o) {
+      return o.prefix == t.prefix && o.checkpoint_ops == t.checkpoint_ops;
+    });
+    stage_table_[stage] = static_cast<std::uint32_t>(same - tables_.begin());
+    if (same == tables_.end()) tables_.push_back(std::move(t));
+  }
+}
+
+std::uint64_t TrainingProgram::step_start(const StageTable& t, std::uint32_t step) const {
+  const auto every = job_->spec().training().checkpoint_interval_steps();
+  return std::uint64_t{step} * t.prefix.back() + (every ? step / every : 0) * t.checkpoint_ops;
+}
+
+std::uint64_t TrainingProgram::size(std::uint32_t gpu) const {
+  if (gpu >= job_->world_size()) return 0;
+  return step_start(table(job_->stage_of(gpu)), steps_);
+}
+
+std::optional<TrainingProgram::Source> TrainingProgram::source(std::uint32_t gpu, std::uint64_t index) const {
+  if (gpu >= job_->world_size()) return std::nullopt;
+  const StageTable& t = table(job_->stage_of(gpu));
+  if (index >= step_start(t, steps_)) return std::nullopt;
+  const std::uint64_t per_step = t.prefix.back();
+  auto step = static_cast<std::uint32_t>(index / (per_step + t.checkpoint_ops));
+  while (step + 1 < steps_ && step_start(t, step + 1) <= index) ++step;
+  const std::uint64_t local = index - step_start(t, step);
+  const std::uint64_t ops = t.prefix.size() - 1;
+  const auto every = job_->spec().training().checkpoint_interval_steps();
+  const std::uint64_t workload_start = std::uint64_t{step} * ops + (every ? step / every : 0);
+  if (local >= per_step) return Source{workload_start + ops, local - per_step};
+  // The op whose expansion covers `local`: the last k with prefix[k] <= local (skips 0-op entries).
+  const auto it = std::upper_bound(t.prefix.begin(), t.prefix.end(), local);
+  const auto k = static_cast<std::uint64_t>(it - t.prefix.begin()) - 1;
+  return Source{workload_start + k, local - t.prefix[k]};
+}
+
+std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64_t index) const {
+  const auto src = source(gpu, index);
+  if (!src) return std::nullopt;
+  const workload::GpuProgram prog(job_, gpu, steps_);
+  return expand(prog.op(src->workload_index), gpu, src->sub, job_->compute(), storage_targets_);
+}
+
+}  // namespace warpsim::training

@@ -1,0 +1,67 @@
+// A training job's per-GPU op streams (workload::GpuProgram) as cluster GPU programs (cluster::GpuProgram).
+// Each workload op expands into a fixed number of cluster ops:
+//   compute         -> Compute{ComputeModel time}                                   (1 op)
+//   p2p send        -> Send (asynchronous)                                          (1)
+//   p2p recv        -> Recv, Wait (the workload's receive blocks)                   (2)
+//   collective on n -> ring steps [Send to next, Recv from previous, Wait]: all-reduce 2(n-1) steps of B/n,
+//                      reduce-scatter and all-gather n-1 steps of B/n, ring exchange n-1 steps of B;
+//                      all-to-all: n-1 Sends of B/n, n-1 Recvs, one Wait; n == 1: nothing
+//   checkpoint      -> Storage write to target (rank mod targets), Wait; nothing without storage targets
+// so op i of GPU g stays a pure function of (g, i): a per-stage prefix table of expanded op counts over one
+// step (stages with identical tables share one) locates the workload op, whose expansion is arithmetic.
+// Memory is O(ops per step x distinct stage shapes), independent of the number of GPUs. GPUs beyond the
+// job's world size are idle.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "models/cluster/gpu_program.hpp"
+#include "models/workload/gpu_program.hpp"
+#include "models/workload/job.hpp"
+
+namespace warpsim::training {
+
+// Cluster ops one workload op expands into (see the table above).
+std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targets);
+// The `sub`-th of them for GPU `rank` (sub < expanded_count).
+cluster::GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
+                      const workload::ComputeModel& compute, std::uint32_t storage_targets);
+
+class TrainingProgram final : public cluster::GpuProgram {
+ public:
+  TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
+                  std::uint32_t storage_targets);
+  std::optional<cluster::GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
+
+  std::uint32_t steps() const { return steps_; }
+  const workload::Job& job() const { return *job_; }
+  // Cluster ops of `gpu` over all steps (0 beyond the world size).
+  std::uint64_t size(std::uint32_t gpu) const;
+  // Distinct per-stage prefix tables held (for the memory bound).
+  std::size_t distinct_tables() const { return tables_.size(); }
+  // Where cluster op `index` of `gpu` comes from: the workload op index and the sub-op within it.
+  struct Source {
+    std::uint64_t workload_index = 0;
+    std::uint64_t sub = 0;
+  };
+  std::optional<Source> source(std::uint32_t gpu, std::uint64_t index) const;
+
+ private:
+  struct StageTable {
+    std::vector<std::uint64_t> prefix;  // prefix[k] = expanded ops of the step's workload ops [0, k)
+    std::uint64_t checkpoint_ops = 0;   // expanded ops of the checkpoint write
+  };
+  const StageTable& table(std::uint32_t stage) const { return tables_[stage_table_[stage]]; }
+  std::uint64_t step_start(const StageTable& t, std::uint32_t step) const;  // expanded index
+
+  std::shared_ptr<const workload::Job> job_;
+  std::uint32_t steps_;
+  std::uint32_t storage_targets_;
+  std::vector<StageTable> tables_;
+  std::vector<std::uint32_t> stage_table_;  // [stage] -> index into tables_
+};
+
+}  // namespace warpsim::training
