@@ -78,7 +78,7 @@ int run_training(RunOptions o, int rank, int ranks) {
   const auto& gpus = model.gpus();
   for (std::uint32_t slot = 0; slot < gpus.size(); ++slot) {
     const auto& s = gpus.state(slot);
-    if (s.id >= world) continue;
+    if (model.topology().gpu_of(s.id) >= world) continue;  // s.id is the LP id, not the GPU index
     maxes[0] = std::max<std::uint64_t>(maxes[0], s.finish_ps);
     maxes[1] = std::max<std::uint64_t>(maxes[1], s.busy_ps);
     mins[0] = std::min<std::uint64_t>(mins[0], s.busy_ps);
