@@ -1,0 +1,172 @@
+// The workload-to-cluster adapter: for several job shapes (dense, sequence parallel, context parallel,
+// MoE with expert parallelism, ZeRO-3, interleaved 1F1B) every GPU's expanded program has its stated
+// length, walks the workload ops in order, every send has exactly one matching receive over the whole
+// cluster, and each collective expands into the op and byte counts of its ring/pairwise algorithm.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "jobs/spec/experiment_spec.hpp"
+#include "jobs/spec/job_spec.hpp"
+#include "models/training/training_program.hpp"
+#include "models/workload/gpu_program.hpp"
+
+namespace warpsim::training {
+namespace {
+
+using workload::CollectiveKind;
+
+spec::JobSpec small_job() {
+  return spec::load_experiment_spec(std::string(WARPSIM_TRAINING_TEST_DIR) + "/small.textproto").job();
+}
+
+struct Variant {
+  std::string name;
+  void (*edit)(spec::JobSpec&);
+  const char* expected_collective;  // a collective kind this shape must produce
+};
+
+const Variant kVariants[] = {
+    {"dense", [](spec::JobSpec&) {}, "all_reduce"},
+    {"sequence_parallel", [](spec::JobSpec& j) { j.mutable_parallelism()->set_sequence_parallel(true); },
+     "reduce_scatter"},
+    {"context_parallel",
+     [](spec::JobSpec& j) {
+       j.mutable_parallelism()->set_context_parallel(2);
+       j.mutable_parallelism()->set_data_parallel(2);
+       j.mutable_training()->set_global_batch_sequences(8);
+     },
+     "ring_exchange"},
+    {"moe_expert_parallel",
+     [](spec::JobSpec& j) {
+       j.mutable_model()->set_num_experts(4);
+       j.mutable_model()->set_moe_top_k(2);
+       j.mutable_parallelism()->set_expert_parallel(2);
+     },
+     "all_to_all"},
+    {"zero3", [](spec::JobSpec& j) { j.mutable_parallelism()->set_zero_stage(3); }, "all_gather"},
+    {"interleaved",
+     [](spec::JobSpec& j) {
+       j.mutable_parallelism()->set_pipeline_schedule(spec::JobParallelism::INTERLEAVED_1F1B);
+       j.mutable_parallelism()->set_virtual_stages_per_rank(2);
+     },
+     "all_reduce"},
+};
+
+class TrainingProgramTest : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(TrainingProgramTest, ExpansionIsCompleteAndMatched) {
+  spec::JobSpec js = small_job();
+  GetParam().edit(js);
+  js.set_world_size_gpus(0);
+  js = spec::normalized(js);
+  spec::validate_job_spec(js);
+  const auto job = std::make_shared<const workload::Job>(js);
+  constexpr std::uint32_t kSteps = 2, kTargets = 2;
+  const TrainingProgram prog(job, kSteps, kTargets);
+  const std::uint32_t world = job->world_size();
+  EXPECT_LE(prog.distinct_tables(), job->degrees().pp);
+  EXPECT_FALSE(prog.op(world, 0).has_value());  // GPUs beyond the job are idle
+
+  // (src, dst, tag, bytes) -> sends minus receives.
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>, long> balance;
+  std::map<std::string, long> collectives_checked;
+  std::uint64_t storage_writes = 0;
+  for (std::uint32_t g = 0; g < world; ++g) {
+    const workload::GpuProgram wl(job, g, kSteps);
+    std::uint64_t i = 0;
+    std::uint64_t expected_workload = 0;  // next workload op with a non-empty expansion
+    while (auto op = prog.op(g, i)) {
+      const auto src = prog.source(g, i);
+      ASSERT_TRUE(src.has_value());
+      // Sources walk the workload ops in order, each sub-op once, skipping empty expansions.
+      if (src->sub == 0) {
+        ASSERT_GE(src->workload_index, expected_workload);
+        for (std::uint64_t w = expected_workload; w < src->workload_index; ++w) {
+          ASSERT_EQ(expanded_count(wl.op(w), kTargets), 0u) << "gpu " << g << " skipped op " << w;
+        }
+        const workload::Op w = wl.op(src->workload_index);
+        const std::uint64_t n_ops = expanded_count(w, kTargets);
+        ASSERT_GT(n_ops, 0u);
+        if (w.kind == workload::OpKind::kCollective) {
+          const std::uint32_t n = w.group.size();
+          const std::uint64_t expect_ops = w.collective == CollectiveKind::kAllReduce  ? 6ull * (n - 1)
+                                           : w.collective == CollectiveKind::kAllToAll ? 2ull * (n - 1) + 1
+                                                                                       : 3ull * (n - 1);
+          ASSERT_EQ(n_ops, expect_ops) << workload::to_string(w.collective) << " n=" << n;
+          double sent = 0;
+          for (std::uint64_t k = 0; k < n_ops; ++k) {
+            const auto c = prog.op(g, i + k);
+            ASSERT_TRUE(c.has_value());
+            if (c->kind == cluster::OpKind::kSend) sent += static_cast<double>(c->bytes);
+          }
+          const double formula = workload::ring_bytes_sent_per_member(w.collective, n, double(w.comm_bytes));
+          ASSERT_NEAR(sent, formula, 2.0 * n + 1e-9 * formula)
+              << workload::to_string(w.collective) << " n=" << n;
+          ++collectives_checked[std::string(workload::to_string(w.collective))];
+        }
+        expected_workload = src->workload_index + 1;
+      }
+      switch (op->kind) {
+        case cluster::OpKind::kSend:
+          ++balance[{g, op->peer, op->tag, op->bytes}];
+          break;
+        case cluster::OpKind::kRecv:
+          --balance[{op->peer, g, op->tag, op->bytes}];
+          break;
+        case cluster::OpKind::kStorage:
+          EXPECT_LT(op->peer, kTargets);
+          EXPECT_EQ(op->tag, 1u);
+          ++storage_writes;
+          break;
+        default:
+          break;
+      }
+      ++i;
+    }
+    EXPECT_EQ(i, prog.size(g)) << "gpu " << g;
+    EXPECT_EQ(expected_workload, wl.size()) << "gpu " << g << ": not every workload op was expanded";
+  }
+  for (const auto& [key, b] : balance) {
+    ASSERT_EQ(b, 0) << "unmatched message " << std::get<0>(key) << " -> " << std::get<1>(key) << " tag "
+                    << std::get<2>(key) << " bytes " << std::get<3>(key);
+  }
+  EXPECT_GT(balance.size(), 0u);
+  EXPECT_GT(collectives_checked["all_reduce"], 0) << "no all-reduce in the job";
+  EXPECT_GT(collectives_checked[GetParam().expected_collective], 0)
+      << "no " << GetParam().expected_collective << " in the job";
+  // small.textproto checkpoints every 2 steps: one write per GPU over 2 steps.
+  EXPECT_EQ(storage_writes, world);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, TrainingProgramTest, ::testing::ValuesIn(kVariants),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(TrainingProgram, CountsFollowTheAlgorithms) {
+  workload::Op op;
+  op.kind = workload::OpKind::kCollective;
+  op.group.inner_size = 8;
+  op.collective = CollectiveKind::kAllReduce;
+  EXPECT_EQ(expanded_count(op, 0), 6u * 7);
+  op.collective = CollectiveKind::kAllGather;
+  EXPECT_EQ(expanded_count(op, 0), 3u * 7);
+  op.collective = CollectiveKind::kReduceScatter;
+  EXPECT_EQ(expanded_count(op, 0), 3u * 7);
+  op.collective = CollectiveKind::kAllToAll;
+  EXPECT_EQ(expanded_count(op, 0), 2u * 7 + 1);
+  op.group.inner_size = 1;
+  EXPECT_EQ(expanded_count(op, 0), 0u);
+  op.kind = workload::OpKind::kRecv;
+  EXPECT_EQ(expanded_count(op, 0), 2u);
+  op.kind = workload::OpKind::kCheckpointWrite;
+  EXPECT_EQ(expanded_count(op, 0), 0u);
+  EXPECT_EQ(expanded_count(op, 4), 2u);
+}
+
+}  // namespace
+}  // namespace warpsim::training
