@@ -148,8 +148,11 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
   if (o.compression < 0 || o.compression > 9) throw UsageError("--compression must be within [0, 9]");
   std::unique_ptr<SeriesRecorder> recorder;
   if (!o.output.empty()) {
-    if (!(o.sample_interval > 0) || !std::isfinite(o.sample_interval))
-      throw UsageError("--sample-interval must be > 0 (got " + std::to_string(o.sample_interval) + ")");
+    if (!(o.sample_interval > 0) || !std::isfinite(o.sample_interval)) {
+      std::ostringstream got;
+      got << o.sample_interval;
+      throw UsageError("--sample-interval must be > 0 (got " + got.str() + ")");
+    }
     const SimTime interval = phold::to_engine_time(o.sample_interval);
     if (interval == 0) throw UsageError("--sample-interval is below one picosecond");
     if (o.sample_interval * 1e8 < o.end_time)
