@@ -35,6 +35,7 @@ struct RunOptions {
   EngineOptions engine;
   bool sync_given = false;
   bool seed_given = false;
+  bool check_only = false;
 };
 
 std::string hex(std::uint64_t v) {
@@ -59,6 +60,22 @@ int run_training(RunOptions o, int rank, int ranks) {
   const std::uint32_t steps = sim.steps();
   auto program = std::make_shared<const training::TrainingProgram>(job, steps, params.storage_targets);
   const workload::StepEstimate est = workload::estimate_step(job);
+  if (o.check_only) {
+    if (rank == 0) {
+      std::uint64_t ops = 0;
+      for (std::uint32_t g = 0; g < job->world_size(); g += job->pipeline_stride()) ops += program->size(g);
+      io::KeyValueReport report;
+      report.add("experiment", exp.name());
+      report.add("gpus", static_cast<std::uint64_t>(job->world_size()));
+      report.add("cluster gpus", std::uint64_t{params.nodes} * params.gpus_per_node);
+      report.add("steps", static_cast<std::uint64_t>(steps));
+      report.add("gpu ops per pipeline column", ops);
+      report.add("estimate step seconds", est.step_seconds, 6);
+      report.add("spec", std::string("ok"));
+      report.print(std::cout);
+    }
+    return 0;
+  }
 
   cluster::ClusterModel model(params, program);
   std::unique_ptr<LpMap> map;
@@ -164,6 +181,7 @@ std::function<int()> add_run_command(CLI::App& app, const CommandEnv& env) {
   CLI::App* cmd =
       app.add_subcommand("run", "Simulate a training job on a cluster (ExperimentSpec) and summarize");
   cmd->add_option("SPEC", o->spec_path, "experiment spec (protobuf text format, or JSON)")->required();
+  cmd->add_flag("--check", o->check_only, "validate the spec and print its size, without simulating");
   add_engine_options(*cmd, o->engine);
   return [o, cmd, rank, ranks]() -> int {
     if (!cmd->parsed()) return -1;
