@@ -12,6 +12,8 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/engine.hpp"
 #include "io/key_value_report.hpp"
@@ -36,12 +38,83 @@ struct RunOptions {
   bool sync_given = false;
   bool seed_given = false;
   bool check_only = false;
+  bool attribute = false;
 };
 
 std::string hex(std::uint64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
   return buf;
+}
+
+// One simulation of `program` on the cluster, with the job GPUs' results reduced over ranks.
+struct Simulated {
+  RunResult run;
+  std::uint64_t lps = 0;
+  std::uint64_t max_finish_ps = 0, max_busy_ps = 0, min_busy_ps = ~0ull, sum_busy_ps = 0, sum_bytes_sent = 0;
+};
+
+Simulated simulate(const cluster::ClusterParams& params, std::shared_ptr<const cluster::GpuProgram> program,
+                   const EngineConfig& config, const std::string& partition, std::uint32_t world, int ranks) {
+  cluster::ClusterModel model(params, std::move(program));
+  std::unique_ptr<LpMap> map;
+  if (partition == "round-robin") {
+    map = std::make_unique<RoundRobinLpMap>(model.lp_count(), ranks);
+  } else {
+    map = std::make_unique<BlockLpMap>(model.lp_count(), ranks);
+  }
+  Engine engine(model, *map, config, MPI_COMM_WORLD);
+  Simulated out;
+  out.run = engine.run();
+  out.lps = model.lp_count();
+  std::uint64_t maxes[2] = {0, 0};    // finish, busy
+  std::uint64_t sums[3] = {0, 0, 0};  // busy, not done, bytes sent
+  std::uint64_t mins[1] = {~0ull};    // busy
+  const auto& gpus = model.gpus();
+  for (std::uint32_t slot = 0; slot < gpus.size(); ++slot) {
+    const auto& s = gpus.state(slot);
+    if (model.topology().gpu_of(s.id) >= world) continue;  // s.id is the LP id, not the GPU index
+    maxes[0] = std::max<std::uint64_t>(maxes[0], s.finish_ps);
+    maxes[1] = std::max<std::uint64_t>(maxes[1], s.busy_ps);
+    mins[0] = std::min<std::uint64_t>(mins[0], s.busy_ps);
+    sums[0] += s.busy_ps;
+    sums[1] += s.done ? 0 : 1;
+    sums[2] += s.bytes_sent;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, maxes, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, mins, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  if (sums[1] != 0) {
+    throw std::runtime_error("training did not complete: " + std::to_string(sums[1]) +
+                             " GPUs still running at the end time (raise simulation.end_time_s) or blocked");
+  }
+  out.max_finish_ps = maxes[0];
+  out.max_busy_ps = maxes[1];
+  out.min_busy_ps = mins[0];
+  out.sum_busy_ps = sums[0];
+  out.sum_bytes_sent = sums[2];
+  return out;
+}
+
+// The compute-only schedule's makespan minus its busiest stage's compute time: how much of a step the
+// pipeline's data dependencies cost with a free network.
+double pipeline_dependency_seconds(const std::shared_ptr<const workload::Job>& shared,
+                                   const workload::StepEstimate& est) {
+  const workload::Job& job = *shared;
+  const std::uint64_t slots = job.schedule().slots_per_stage();
+  double busiest = 0;
+  for (std::uint32_t stage = 0; stage < job.degrees().pp; ++stage) {
+    const workload::GpuProgram prog(shared, stage * job.pipeline_stride(), 1);
+    double busy = 0;
+    for (std::uint64_t i = 0; i < prog.size(); ++i) {
+      const workload::Op op = prog.op(i);
+      if (op.kind != workload::OpKind::kCompute || prog.position(i).slot >= slots) continue;
+      busy += op.fixed_duration_ps != 0 ? static_cast<double>(op.fixed_duration_ps) * 1e-12
+                                        : job.compute().seconds({op.name, op.flops, op.bytes, op.dtype});
+    }
+    busiest = std::max(busiest, busy);
+  }
+  return std::max(0.0, est.pipeline_seconds - busiest);
 }
 
 int run_training(RunOptions o, int rank, int ranks) {
@@ -77,39 +150,35 @@ int run_training(RunOptions o, int rank, int ranks) {
     return 0;
   }
 
-  cluster::ClusterModel model(params, program);
-  std::unique_ptr<LpMap> map;
-  if (o.engine.partition == "round-robin") {
-    map = std::make_unique<RoundRobinLpMap>(model.lp_count(), ranks);
-  } else {
-    map = std::make_unique<BlockLpMap>(model.lp_count(), ranks);
-  }
-  Engine engine(model, *map, config, MPI_COMM_WORLD);
-  const RunResult r = engine.run();
-
-  // Per-GPU results of the job's GPUs, reduced over ranks.
   const std::uint32_t world = job->world_size();
-  std::uint64_t maxes[2] = {0, 0};       // finish, busy
-  std::uint64_t sums[4] = {0, 0, 0, 0};  // busy, not done, bytes sent, finish
-  std::uint64_t mins[1] = {~0ull};       // busy
-  const auto& gpus = model.gpus();
-  for (std::uint32_t slot = 0; slot < gpus.size(); ++slot) {
-    const auto& s = gpus.state(slot);
-    if (model.topology().gpu_of(s.id) >= world) continue;  // s.id is the LP id, not the GPU index
-    maxes[0] = std::max<std::uint64_t>(maxes[0], s.finish_ps);
-    maxes[1] = std::max<std::uint64_t>(maxes[1], s.busy_ps);
-    mins[0] = std::min<std::uint64_t>(mins[0], s.busy_ps);
-    sums[0] += s.busy_ps;
-    sums[1] += s.done ? 0 : 1;
-    sums[2] += s.bytes_sent;
-    sums[3] += s.finish_ps;
-  }
-  MPI_Allreduce(MPI_IN_PLACE, maxes, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, mins, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-  if (sums[1] != 0) {
-    throw std::runtime_error("training did not complete: " + std::to_string(sums[1]) +
-                             " GPUs still running at the end time (raise simulation.end_time_s) or blocked");
+  const Simulated main = simulate(params, program, config, o.engine.partition, world, ranks);
+  const RunResult& r = main.run;
+  const std::uint64_t maxes[2] = {main.max_finish_ps, main.max_busy_ps};
+  const std::uint64_t sums[3] = {main.sum_busy_ps, 0, main.sum_bytes_sent};
+  const std::uint64_t mins[1] = {main.min_busy_ps};
+
+  // What-if attribution: the step again with one class of communication removed (both ends), for each
+  // class the job has. Exposed time of a class = full step - step without it.
+  std::vector<std::pair<training::CommClass, double>> attributed;
+  if (o.attribute) {
+    for (unsigned c = 0; c < static_cast<unsigned>(training::CommClass::kCount); ++c) {
+      const auto cls = static_cast<training::CommClass>(c);
+      auto ablated = std::make_shared<const training::TrainingProgram>(job, steps, params.storage_targets,
+                                                                       training::bit(cls));
+      bool present = false;
+      for (std::uint32_t g = 0; g < world && !present; g += job->pipeline_stride()) {
+        present = ablated->size(g) != program->size(g);
+      }
+      if (!present) continue;
+      const Simulated a = simulate(params, ablated, config, o.engine.partition, world, ranks);
+      double delta = static_cast<double>(main.max_finish_ps) - static_cast<double>(a.max_finish_ps);
+      // Without pipeline messages the stages no longer wait for each other, so the step also loses the
+      // schedule's own dependency wait (compute-only makespan - busiest stage): not communication.
+      if (cls == training::CommClass::kPipeline) {
+        delta -= pipeline_dependency_seconds(job, est) * steps * static_cast<double>(kPicosPerSecond);
+      }
+      attributed.emplace_back(cls, delta);
+    }
   }
   if (rank != 0) return 0;
 
@@ -149,12 +218,17 @@ int run_training(RunOptions o, int rank, int ranks) {
   report.add("compute fraction", compute_s / step_s, 4);
   report.add("bubble fraction", bubble_s / step_s, 4);
   report.add("exposed communication fraction", exposed_s / step_s, 4);
+  for (const auto& [cls, ps_delta] : attributed) {
+    report.add(std::string("exposed ") + training::to_string(cls) +
+                   (cls == training::CommClass::kCheckpoint ? " stall seconds" : " communication seconds"),
+               ps_delta / ps / steps, 6);
+  }
   report.add("checkpoints per step",
              t.checkpoint_interval_steps() ? 1.0 / t.checkpoint_interval_steps() : 0.0, 4);
   report.add("network bytes per gpu per step", static_cast<double>(sums[2]) / world / steps, 0);
   const EngineStats& s = r.total;
   report.add("ranks", static_cast<std::uint64_t>(r.ranks));
-  report.add("lps", model.lp_count());
+  report.add("lps", main.lps);
   report.add("events committed", s.committed);
   report.add("events processed", s.processed);
   report.add("events rolled back", s.rolled_back);
@@ -181,6 +255,9 @@ std::function<int()> add_run_command(CLI::App& app, const CommandEnv& env) {
   CLI::App* cmd =
       app.add_subcommand("run", "Simulate a training job on a cluster (ExperimentSpec) and summarize");
   cmd->add_option("SPEC", o->spec_path, "experiment spec (protobuf text format, or JSON)")->required();
+  cmd->add_flag("--attribute", o->attribute,
+                "also attribute exposed communication per parallelism kind and the checkpoint stall (one "
+                "more simulation per kind the job has, without that kind's traffic)");
   cmd->add_flag("--check", o->check_only, "validate the spec and print its size, without simulating");
   add_engine_options(*cmd, o->engine);
   return [o, cmd, rank, ranks]() -> int {

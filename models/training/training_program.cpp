@@ -52,7 +52,53 @@ std::uint64_t ring_steps(CollectiveKind kind, std::uint32_t n) {
 
 }  // namespace
 
-std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targets) {
+const char* to_string(CommClass c) {
+  switch (c) {
+    case CommClass::kTensor:
+      return "tensor";
+    case CommClass::kContext:
+      return "context";
+    case CommClass::kData:
+      return "data";
+    case CommClass::kExpert:
+      return "expert";
+    case CommClass::kPipeline:
+      return "pipeline";
+    case CommClass::kCheckpoint:
+      return "checkpoint";
+    case CommClass::kCount:
+      break;
+  }
+  return "?";
+}
+
+CommClass comm_class(const workload::Op& op) {
+  switch (op.kind) {
+    case OpKind::kSend:
+    case OpKind::kRecv:
+      return CommClass::kPipeline;
+    case OpKind::kCheckpointWrite:
+      return CommClass::kCheckpoint;
+    default:
+      break;
+  }
+  switch (op.group_kind) {
+    case workload::GroupKind::kTensor:
+      return CommClass::kTensor;
+    case workload::GroupKind::kContext:
+      return CommClass::kContext;
+    case workload::GroupKind::kExpert:
+      return CommClass::kExpert;
+    case workload::GroupKind::kDataContext:
+    case workload::GroupKind::kExpertDataContext:
+    case workload::GroupKind::kEmbedding:
+      break;
+  }
+  return CommClass::kData;
+}
+
+std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targets, std::uint32_t disabled) {
+  if (op.kind != OpKind::kCompute && (disabled & bit(comm_class(op))) != 0) return 0;
   switch (op.kind) {
     case OpKind::kCompute:
     case OpKind::kSend:
@@ -121,8 +167,8 @@ GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
 }
 
 TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
-                                 std::uint32_t storage_targets)
-    : job_(std::move(job)), steps_(steps), storage_targets_(storage_targets) {
+                                 std::uint32_t storage_targets, std::uint32_t disabled)
+    : job_(std::move(job)), steps_(steps), storage_targets_(storage_targets), disabled_(disabled) {
   if (!job_) throw std::invalid_argument("TrainingProgram: null job");
   if (steps_ == 0) throw std::invalid_argument("TrainingProgram: steps must be >= 1");
   const std::uint32_t stages = job_->degrees().pp;
@@ -134,11 +180,11 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
     const std::uint64_t per_step = prog.ops_per_step();
     t.prefix.resize(per_step + 1);
     for (std::uint64_t k = 0; k < per_step; ++k) {
-      t.prefix[k + 1] = t.prefix[k] + expanded_count(prog.op(k), storage_targets_);
+      t.prefix[k + 1] = t.prefix[k] + expanded_count(prog.op(k), storage_targets_, disabled_);
     }
     workload::Op ckpt;
     ckpt.kind = OpKind::kCheckpointWrite;
-    t.checkpoint_ops = expanded_count(ckpt, storage_targets_);
+    t.checkpoint_ops = expanded_count(ckpt, storage_targets_, disabled_);
     // Middle stages usually have identical tables: keep one copy.
     const auto same = std::find_if(tables_.begin(), tables_.end(), [&](const StageTable& o) {
       return o.prefix == t.prefix && o.checkpoint_ops == t.checkpoint_ops;

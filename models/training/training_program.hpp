@@ -24,8 +24,19 @@
 
 namespace warpsim::training {
 
-// Cluster ops one workload op expands into (see the table above).
-std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targets);
+// What a communication op serves, for what-if attribution: a program built with a class's bit in
+// `disabled` expands that class's ops into nothing (both ends alike, so matching still holds).
+enum class CommClass : std::uint8_t { kTensor, kContext, kData, kExpert, kPipeline, kCheckpoint, kCount };
+const char* to_string(CommClass c);
+// The class of a non-compute op (data: DP x CP gradients, expert-data gradients, tied embeddings).
+CommClass comm_class(const workload::Op& op);
+constexpr std::uint32_t bit(CommClass c) {
+  return 1u << static_cast<unsigned>(c);
+}
+
+// Cluster ops one workload op expands into (see the table above); 0 for a disabled class.
+std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targets,
+                             std::uint32_t disabled = 0);
 // The `sub`-th of them for GPU `rank` (sub < expanded_count).
 cluster::GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
                       const workload::ComputeModel& compute, std::uint32_t storage_targets);
@@ -33,7 +44,7 @@ cluster::GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t 
 class TrainingProgram final : public cluster::GpuProgram {
  public:
   TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
-                  std::uint32_t storage_targets);
+                  std::uint32_t storage_targets, std::uint32_t disabled = 0);
   std::optional<cluster::GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
 
   std::uint32_t steps() const { return steps_; }
@@ -60,6 +71,7 @@ class TrainingProgram final : public cluster::GpuProgram {
   std::shared_ptr<const workload::Job> job_;
   std::uint32_t steps_;
   std::uint32_t storage_targets_;
+  std::uint32_t disabled_;
   std::vector<StageTable> tables_;
   std::vector<std::uint32_t> stage_table_;  // [stage] -> index into tables_
 };
