@@ -129,7 +129,14 @@ int run_training(RunOptions o, int rank, int ranks) {
     throw UsageError("--sync sequential runs on 1 rank (got " + std::to_string(ranks) + ")");
   }
   const cluster::ClusterParams params = spec::to_cluster_params(exp.cluster());
-  const auto job = std::make_shared<const workload::Job>(exp.job());
+  // The GPU profile is checked by the workload model, which owns the profiles.
+  const auto job = [&] {
+    try {
+      return std::make_shared<const workload::Job>(exp.job());
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("experiment spec: job: ") + e.what());
+    }
+  }();
   const std::uint32_t steps = sim.steps();
   auto program = std::make_shared<const training::TrainingProgram>(job, steps, params.storage_targets);
   const workload::StepEstimate est = workload::estimate_step(job);

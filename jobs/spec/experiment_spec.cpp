@@ -129,6 +129,10 @@ ExperimentSpec validated(ExperimentSpec spec) {
     fail("job.world_size_gpus", "the job needs " + std::to_string(world) + " GPUs but the cluster has " +
                                     std::to_string(cluster_gpus));
   }
+  if (!spec.cluster_gpu_type().empty() && spec.cluster_gpu_type() != spec.job().gpu_type()) {
+    fail("job.gpu_type", "'" + spec.job().gpu_type() + "' but the cluster has '" + spec.cluster_gpu_type() +
+                             "' GPUs (cluster_gpu_type)");
+  }
   return spec;
 }
 

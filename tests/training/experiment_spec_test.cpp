@@ -92,6 +92,13 @@ TEST(ExperimentSpec, ErrorsNameTheField) {
     s.clear_job();
     EXPECT_NE(error_of(s).find("job"), std::string::npos) << error_of(s);
   }
+  {
+    ExperimentSpec s = good;
+    s.set_cluster_gpu_type("A100-80GB");  // the job asks for H100-SXM
+    EXPECT_NE(error_of(s).find("job.gpu_type"), std::string::npos) << error_of(s);
+    s.set_cluster_gpu_type("H100-SXM");
+    EXPECT_EQ(error_of(s), "");
+  }
   EXPECT_THROW(parse_experiment_spec("simulation { steps: -1 }", "inline"), std::invalid_argument);
   EXPECT_THROW(parse_experiment_spec("{\"nope\": 1}", "inline"), std::invalid_argument);
 }

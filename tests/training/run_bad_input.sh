@@ -20,6 +20,7 @@ expect unknown_gpu "gpu_type" 's/H100-SXM/Z100/'
 expect bad_sync "simulation.sync" 's/simulation { steps: 2 }/simulation { steps: 2 sync: "eventually" }/'
 expect bad_fidelity "simulation.fidelity" 's/simulation { steps: 2 }/simulation { steps: 2 fidelity: "flow" }/'
 expect bad_link "fat_tree.links" 's/bandwidth_gbps: 400 latency_ns: 500/bandwidth_gbps: 0 latency_ns: 500/'
+expect gpu_mismatch "job.gpu_type" 's/simulation { steps: 2 }/cluster_gpu_type: "B200"\nsimulation { steps: 2 }/'
 expect unknown_field "no_such_field" 's/simulation { steps: 2 }/simulation { no_such_field: 1 }/'
 printf 'cluster_file: "nope-cluster.textproto"\njob_file: "nope-job.textproto"\n' >"$TMP/missing.textproto"
 code=0
