@@ -1,9 +1,6 @@
 // ClusterSpec loading, defaults and validation (see cluster_spec.hpp).
 #include "jobs/spec/cluster_spec.hpp"
-
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
-#include <google/protobuf/util/json_util.h>
+#include "jobs/spec/spec_text.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -17,16 +14,6 @@ namespace {
 [[noreturn]] void fail(const std::string& field, const std::string& message) {
   throw std::invalid_argument("cluster spec: " + field + ": " + message);
 }
-
-// Collects the first parse error so it can become one line naming the position.
-class FirstError final : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
-    if (text.empty())
-      text = "line " + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
-  }
-  std::string text;
-};
 
 void check_bandwidth(double gbps, const std::string& field) {
   if (!(gbps > 0) || !std::isfinite(gbps)) fail(field, "must be > 0 (got " + std::to_string(gbps) + ")");
@@ -45,24 +32,7 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
 
 ClusterSpec parse_cluster_spec(std::string_view text, std::string_view origin) {
   ClusterSpec spec;
-  const auto first = text.find_first_not_of(" \t\r\n");
-  const std::string input(text);
-  if (first != std::string_view::npos && text[first] == '{') {
-    google::protobuf::util::JsonParseOptions options;
-    options.ignore_unknown_fields = false;
-    const auto status = google::protobuf::util::JsonStringToMessage(input, &spec, options);
-    if (!status.ok()) {
-      throw std::invalid_argument("cluster spec " + std::string(origin) + ": " +
-                                  std::string(status.message()));
-    }
-    return spec;
-  }
-  google::protobuf::TextFormat::Parser parser;
-  FirstError errors;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(input, &spec)) {
-    throw std::invalid_argument("cluster spec " + std::string(origin) + ": " + errors.text);
-  }
+  parse_text_or_json(text, spec, "cluster spec", origin);
   return spec;
 }
 

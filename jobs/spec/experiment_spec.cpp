@@ -1,9 +1,6 @@
 // ExperimentSpec loading, resolution and cross-checks (see experiment_spec.hpp).
 #include "jobs/spec/experiment_spec.hpp"
-
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
-#include <google/protobuf/util/json_util.h>
+#include "jobs/spec/spec_text.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -21,15 +18,6 @@ namespace {
 [[noreturn]] void fail(const std::string& field, const std::string& message) {
   throw std::invalid_argument("experiment spec: " + field + ": " + message);
 }
-
-class FirstError final : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
-    if (text.empty())
-      text = "line " + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
-  }
-  std::string text;
-};
 
 std::string read_file(const std::string& path, const std::string& field) {
   std::ifstream in(path, std::ios::binary);
@@ -58,24 +46,7 @@ auto nested(const std::string& field, F&& f) {
 
 ExperimentSpec parse_experiment_spec(std::string_view text, std::string_view origin) {
   ExperimentSpec spec;
-  const auto first = text.find_first_not_of(" \t\r\n");
-  const std::string input(text);
-  if (first != std::string_view::npos && text[first] == '{') {
-    google::protobuf::util::JsonParseOptions options;
-    options.ignore_unknown_fields = false;
-    const auto status = google::protobuf::util::JsonStringToMessage(input, &spec, options);
-    if (!status.ok()) {
-      throw std::invalid_argument("experiment spec " + std::string(origin) + ": " +
-                                  std::string(status.message()));
-    }
-    return spec;
-  }
-  google::protobuf::TextFormat::Parser parser;
-  FirstError errors;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(input, &spec)) {
-    throw std::invalid_argument("experiment spec " + std::string(origin) + ": " + errors.text);
-  }
+  parse_text_or_json(text, spec, "experiment spec", origin);
   return spec;
 }
 
