@@ -72,4 +72,21 @@ EngineConfig to_engine_config(const EngineOptions& o, SimTime end_time, SimTime 
   return c;
 }
 
+void add_engine_report(io::KeyValueReport& report, const RunResult& result) {
+  const EngineStats& t = result.total;
+  report.add("events committed", t.committed);
+  report.add("events processed", t.processed);
+  report.add("events rolled back", t.rolled_back);
+  const double efficiency =
+      t.committed == 0
+          ? 100.0
+          : 100.0 * (1.0 - static_cast<double>(t.rolled_back) / static_cast<double>(t.committed));
+  report.add("efficiency", efficiency, 2);
+  const double rate = result.wall_seconds > 0 ? static_cast<double>(t.committed) / result.wall_seconds : 0.0;
+  report.add("event rate", rate, 0);
+  report.add("wall seconds", result.wall_seconds, 3);
+  report.add("peak rss bytes", result.peak_rss_bytes_max);
+  report.add("peak rss bytes total", result.peak_rss_bytes_sum);
+}
+
 }  // namespace warpsim::cli

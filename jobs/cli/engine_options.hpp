@@ -1,4 +1,5 @@
-// Engine flags shared by every simulating subcommand (--sync, --seed, GVT/throttle knobs).
+// Engine flags shared by every simulating subcommand (--sync, --seed, GVT/throttle knobs), and the engine
+// keys of their `key: value` reports.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -6,7 +7,9 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/engine.hpp"
 #include "engine/engine_config.hpp"
+#include "io/key_value_report.hpp"
 
 namespace warpsim::cli {
 
@@ -25,5 +28,10 @@ struct EngineOptions {
 void add_engine_options(CLI::App& command, EngineOptions& options);
 // Validates and converts; throws UsageError naming the flag. time_unit_ps scales --optimism-window.
 EngineConfig to_engine_config(const EngineOptions& options, SimTime end_time, SimTime time_unit_ps);
+
+// Adds the engine keys every simulating subcommand reports: events committed, events processed, events rolled
+// back, efficiency (ROSS's definition: 100 x (1 - rolled back / committed)), event rate, wall seconds, peak
+// rss bytes, peak rss bytes total.
+void add_engine_report(io::KeyValueReport& report, const RunResult& result);
 
 }  // namespace warpsim::cli

@@ -186,19 +186,8 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
   report.add("sync", std::string(to_string(config.sync)));
   report.add("ranks", static_cast<std::uint64_t>(r.ranks));
   report.add("lps", params.lp_count);
-  report.add("events committed", t.committed);
-  report.add("events processed", t.processed);
-  report.add("events rolled back", t.rolled_back);
+  add_engine_report(report, r);
   report.add("rollbacks", t.rollbacks);
-  const double efficiency =
-      t.committed == 0
-          ? 100.0
-          : 100.0 * (1.0 - static_cast<double>(t.rolled_back) / static_cast<double>(t.committed));
-  report.add("efficiency", efficiency, 2);
-  report.add("event rate", r.wall_seconds > 0 ? static_cast<double>(t.committed) / r.wall_seconds : 0.0, 0);
-  report.add("wall seconds", r.wall_seconds, 3);
-  report.add("peak rss bytes", r.peak_rss_bytes_max);
-  report.add("peak rss bytes total", r.peak_rss_bytes_sum);
   report.add("remote events", t.remote_sent);
   report.add("anti-messages", t.anti_sent);
   report.add("gvt rounds", t.gvt_rounds);

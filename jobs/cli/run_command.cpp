@@ -233,21 +233,9 @@ int run_training(RunOptions o, int rank, int ranks) {
   report.add("checkpoints per step",
              t.checkpoint_interval_steps() ? 1.0 / t.checkpoint_interval_steps() : 0.0, 4);
   report.add("network bytes per gpu per step", static_cast<double>(sums[2]) / world / steps, 0);
-  const EngineStats& s = r.total;
   report.add("ranks", static_cast<std::uint64_t>(r.ranks));
   report.add("lps", main.lps);
-  report.add("events committed", s.committed);
-  report.add("events processed", s.processed);
-  report.add("events rolled back", s.rolled_back);
-  const double efficiency =
-      s.committed == 0
-          ? 100.0
-          : 100.0 * (1.0 - static_cast<double>(s.rolled_back) / static_cast<double>(s.committed));
-  report.add("efficiency", efficiency, 2);
-  report.add("event rate", r.wall_seconds > 0 ? static_cast<double>(s.committed) / r.wall_seconds : 0.0, 0);
-  report.add("wall seconds", r.wall_seconds, 3);
-  report.add("peak rss bytes", r.peak_rss_bytes_max);
-  report.add("peak rss bytes total", r.peak_rss_bytes_sum);
+  add_engine_report(report, r);
   report.add("state digest", hex(r.state_digest));
   report.print(std::cout);
   return 0;
