@@ -66,9 +66,13 @@ ClusterSpec validated(ClusterSpec spec) {
 
   auto& net = *spec.mutable_network();
   if (net.fidelity().empty()) net.set_fidelity("packet");
-  if (net.fidelity() == "flow") fail("network.fidelity", "'flow' is not implemented yet (use packet)");
-  if (net.fidelity() != "packet")
-    fail("network.fidelity", "unknown fidelity '" + net.fidelity() + "' (known: packet)");
+  if (net.fidelity() != "packet" && net.fidelity() != "flow")
+    fail("network.fidelity", "unknown fidelity '" + net.fidelity() + "' (known: packet, flow)");
+  if (net.switching().empty()) net.set_switching("store_and_forward");
+  if (net.switching() != "store_and_forward" && net.switching() != "cut_through") {
+    fail("network.switching",
+         "unknown switching '" + net.switching() + "' (known: store_and_forward, cut_through)");
+  }
   if (net.packet_bytes() == 0) net.set_packet_bytes(4096);
   if (net.packet_bytes() > (1u << 30)) fail("network.packet_bytes", "must be <= 1 GiB");
   if (net.switch_buffer_bytes() == 0) net.set_switch_buffer_bytes(1 << 20);
@@ -144,6 +148,8 @@ cluster::ClusterParams to_cluster_params(const ClusterSpec& raw) {
                   spec.fat_tree().links(i).latency_ns() * kPicosPerNano};
   }
   p.injection_latency_ps = spec.nic().injection_latency_ns() * kPicosPerNano;
+  p.fidelity = spec.network().fidelity() == "flow" ? cluster::Fidelity::kFlow : cluster::Fidelity::kPacket;
+  p.cut_through = spec.network().switching() == "cut_through";
   p.packet_bytes = static_cast<std::uint32_t>(spec.network().packet_bytes());
   p.switch_buffer_bytes = spec.network().switch_buffer_bytes();
   p.switch_latency_ps = spec.network().switch_latency_ns() * kPicosPerNano;

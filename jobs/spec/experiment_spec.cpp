@@ -68,6 +68,12 @@ ExperimentSpec validated(ExperimentSpec spec) {
   if (spec.cluster_source_case() != ExperimentSpec::kCluster)
     fail("cluster", "required (cluster or cluster_file)");
   if (spec.job_source_case() != ExperimentSpec::kJob) fail("job", "required (job or job_file)");
+  // simulation.fidelity picks the network model per experiment; a cluster without network.fidelity takes it.
+  const std::string& sim_fidelity = spec.simulation().fidelity();
+  if (!sim_fidelity.empty() && sim_fidelity != "packet" && sim_fidelity != "flow")
+    fail("simulation.fidelity", "must be \"packet\" or \"flow\" (got '" + sim_fidelity + "')");
+  if (spec.cluster().network().fidelity().empty() && !sim_fidelity.empty())
+    spec.mutable_cluster()->mutable_network()->set_fidelity(sim_fidelity);
   *spec.mutable_cluster() = nested("cluster", [&] { return spec::validated(spec.cluster()); });
   *spec.mutable_job() = nested("job", [&] {
     JobSpec j = normalized(spec.job());
@@ -83,8 +89,6 @@ ExperimentSpec validated(ExperimentSpec spec) {
   }
   const std::string& net_fidelity = spec.cluster().network().fidelity();
   if (sim.fidelity().empty()) sim.set_fidelity(net_fidelity.empty() ? "packet" : net_fidelity);
-  if (sim.fidelity() != "packet")
-    fail("simulation.fidelity", "only \"packet\" is implemented (got '" + sim.fidelity() + "')");
   if (!net_fidelity.empty() && net_fidelity != sim.fidelity()) {
     fail("simulation.fidelity",
          "'" + sim.fidelity() + "' disagrees with cluster.network.fidelity '" + net_fidelity + "'");

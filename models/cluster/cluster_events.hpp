@@ -16,6 +16,8 @@ enum EventKind : std::uint16_t {
   kNicTx = 5,           // to a NIC: transmit the next packet of a message (from the GPU, then self)
   kPacket = 6,          // to a switch or the destination NIC: a packet fully received (store-and-forward)
   kStorageRequest = 7,  // to a storage target
+  kFlowStart = 8,       // flow fidelity, NIC -> flow network: a message starts
+  kFlowDone = 9,        // flow fidelity, flow network -> self: a flow's bytes are out (if its version matches)
 };
 
 struct GpuEvent {
@@ -43,7 +45,9 @@ struct Packet {
   std::uint32_t tag = 0;
   std::uint32_t bytes = 0;
   std::uint32_t last = 0;  // 1 on the message's final packet (packets of a flow stay in order)
-  std::uint32_t pad = 0;
+  // Serialization time of the packet on the link it arrived by (saturated): a cut-through switch started
+  // receiving it that long before the event's time (the tail's arrival).
+  std::uint32_t in_ser_ps = 0;
   SimTime saved_busy = 0;
   std::uint64_t saved_max_depth = 0;
 };
@@ -55,9 +59,33 @@ struct StorageEvent {
   SimTime saved_busy = 0;
 };
 
+// Flow fidelity: a message handed from the source NIC to the flow network.
+struct FlowStart {
+  std::uint32_t src_gpu = 0;
+  std::uint32_t dst_gpu = 0;
+  std::uint32_t tag = 0;
+  std::uint32_t pad = 0;
+  std::uint64_t bytes = 0;
+};
+
+// Identity of a flow: the key (sender LP, sender order) of its kFlowStart event, unique in the run and the
+// same in every sync mode and partition, so flows sort identically everywhere.
+struct FlowId {
+  std::uint64_t src = 0;
+  std::uint64_t order = 0;
+  friend auto operator<=>(const FlowId&, const FlowId&) = default;
+};
+
+struct FlowDone {
+  FlowId flow;
+  std::uint32_t version = 0;  // the flow's rate version this completion was computed for
+  std::uint32_t pad = 0;
+};
+
 inline constexpr std::size_t kMaxPayloadBytes = 40;
 static_assert(sizeof(GpuEvent) <= kMaxPayloadBytes && sizeof(TxEvent) <= kMaxPayloadBytes &&
-              sizeof(Packet) <= kMaxPayloadBytes && sizeof(StorageEvent) <= kMaxPayloadBytes);
+              sizeof(Packet) <= kMaxPayloadBytes && sizeof(StorageEvent) <= kMaxPayloadBytes &&
+              sizeof(FlowStart) <= kMaxPayloadBytes && sizeof(FlowDone) <= kMaxPayloadBytes);
 
 // Serialization time of `bytes` on a link of `gbps` (10^9 bit/s), in picoseconds, rounded up.
 inline SimTime serialization_ps(std::uint64_t bytes, double gbps) {

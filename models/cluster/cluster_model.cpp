@@ -8,7 +8,13 @@
 namespace warpsim::cluster {
 
 ClusterModel::ClusterModel(const ClusterParams& params, std::shared_ptr<const GpuProgram> program)
-    : topo_(params), gpu_(topo_, std::move(program)), nic_(topo_), switch_(topo_), storage_(topo_) {}
+    : topo_(params),
+      gpu_(topo_, std::move(program)),
+      nic_(topo_),
+      switch_(topo_),
+      storage_(topo_),
+      flow_nic_(topo_),
+      flow_net_(topo_) {}
 
 LpType& ClusterModel::type(std::size_t index) {
   switch (index) {
@@ -20,6 +26,10 @@ LpType& ClusterModel::type(std::size_t index) {
       return switch_;
     case 3:
       return storage_;
+    case 4:
+      return flow_nic_;
+    case 5:
+      return flow_net_;
     default:
       throw std::out_of_range("cluster model: no LP type " + std::to_string(index));
   }
@@ -30,9 +40,11 @@ std::size_t ClusterModel::type_of(LpId lp) const {
     case LpKind::kGpu:
       return 0;
     case LpKind::kNic:
-      return 1;
+      return topo_.has_flow_network() ? 4 : 1;
     case LpKind::kStorage:
       return 3;
+    case LpKind::kFlowNetwork:
+      return 5;
     default:
       return 2;
   }

@@ -1,6 +1,7 @@
 // The cluster model: a FatTree topology, one LP type per hardware kind (GPU, NIC, switch, storage) and the
-// GPU program the GPUs run. Implements the engine's Model; everything is computed from the parameters,
-// so a rank only instantiates the LPs the engine gives it.
+// GPU program the GPUs run. Under flow fidelity the NIC LPs are FlowNicLps and one more LP, the
+// FlowNetworkLp, carries all traffic (switch LPs then receive no events). Implements the engine's Model;
+// everything is computed from the parameters, so a rank only instantiates the LPs the engine gives it.
 #pragma once
 
 #include <memory>
@@ -8,6 +9,8 @@
 #include "engine/model.hpp"
 #include "models/cluster/cluster_params.hpp"
 #include "models/cluster/fat_tree.hpp"
+#include "models/cluster/flow_network.hpp"
+#include "models/cluster/flow_nic_lp.hpp"
 #include "models/cluster/gpu_lp.hpp"
 #include "models/cluster/gpu_program.hpp"
 #include "models/cluster/nic_lp.hpp"
@@ -21,7 +24,7 @@ class ClusterModel final : public Model {
   ClusterModel(const ClusterParams& params, std::shared_ptr<const GpuProgram> program);
 
   std::uint64_t lp_count() const override { return topo_.lp_count(); }
-  std::size_t type_count() const override { return 4; }
+  std::size_t type_count() const override { return 6; }
   LpType& type(std::size_t index) override;
   std::size_t type_of(LpId lp) const override;
   std::size_t payload_bytes() const override;
@@ -32,6 +35,8 @@ class ClusterModel final : public Model {
   const NicLp& nics() const { return nic_; }
   const SwitchLp& switches() const { return switch_; }
   const StorageLp& storage() const { return storage_; }
+  const FlowNicLp& flow_nics() const { return flow_nic_; }
+  const FlowNetworkLp& flow_network() const { return flow_net_; }
 
  private:
   FatTree topo_;
@@ -39,6 +44,8 @@ class ClusterModel final : public Model {
   NicLp nic_;
   SwitchLp switch_;
   StorageLp storage_;
+  FlowNicLp flow_nic_;
+  FlowNetworkLp flow_net_;
 };
 
 }  // namespace warpsim::cluster

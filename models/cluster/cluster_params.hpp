@@ -10,6 +10,11 @@
 
 namespace warpsim::cluster {
 
+// How messages cross the fabric: `packet` moves every packet through NIC and switch queues (congestion and
+// head-of-line blocking emerge); `flow` gives each message a max-min fair share of every link on its path
+// (one event per message start, per completion and per rate change; see flow_network.hpp).
+enum class Fidelity : std::uint8_t { kPacket, kFlow };
+
 struct LinkParams {
   double bandwidth_gbps = 0;  // 10^9 bit/s
   SimTime latency_ps = 0;
@@ -26,7 +31,11 @@ struct ClusterParams {
   std::array<LinkParams, 3> links{LinkParams{400, 500 * kPicosPerNano}, LinkParams{400, 500 * kPicosPerNano},
                                   LinkParams{400, 500 * kPicosPerNano}};
   SimTime injection_latency_ps = 100 * kPicosPerNano;  // GPU <-> NIC, one way
+  Fidelity fidelity = Fidelity::kPacket;
   std::uint32_t packet_bytes = 4096;
+  // Packet fidelity: a switch starts forwarding a packet as soon as its head arrives (cut-through) instead
+  // of after its tail (store-and-forward); saves one input serialization per switch hop when the port is idle.
+  bool cut_through = false;
   std::uint64_t switch_buffer_bytes = 1 << 20;  // per output port
   SimTime switch_latency_ps = 100 * kPicosPerNano;
   std::uint32_t storage_targets = 0;

@@ -58,7 +58,8 @@ LpKind FatTree::kind_of(LpId lp) const {
   if (lp < first_tier1_) return LpKind::kLeaf;
   if (lp < first_core_) return LpKind::kTier1;
   if (lp < first_storage_) return LpKind::kCore;
-  return LpKind::kStorage;
+  if (lp < end_storage_) return LpKind::kStorage;
+  return LpKind::kFlowNetwork;
 }
 
 std::uint32_t FatTree::leaf_of_gpu(std::uint32_t gpu) const {

@@ -8,7 +8,8 @@
 // its R GPUs, its R NICs (NIC i serves GPU i), its NVSwitch. Then leaves | tier-1 switches (spines, or
 // aggregation switches in 3 tiers) | cores (3 tiers) | storage targets.
 // Rail-optimized: NIC r of node n attaches to leaf (n / down) * gpus_per_node + r, so the leaves of one
-// node group (all rails) are consecutive and share a pod in 3 tiers.
+// node group (all rails) are consecutive and share a pod in 3 tiers. Flow fidelity adds one last LP, the
+// flow network (flow_network.hpp).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,7 @@
 
 namespace warpsim::cluster {
 
-enum class LpKind : std::uint8_t { kGpu, kNic, kNvSwitch, kLeaf, kTier1, kCore, kStorage };
+enum class LpKind : std::uint8_t { kGpu, kNic, kNvSwitch, kLeaf, kTier1, kCore, kStorage, kFlowNetwork };
 
 // What sits behind an output port.
 struct PortPeer {
@@ -31,7 +32,9 @@ class FatTree {
   explicit FatTree(const ClusterParams& params);
 
   std::uint32_t gpus() const { return gpus_; }
-  std::uint64_t lp_count() const { return end_storage_; }
+  std::uint64_t lp_count() const { return end_storage_ + (has_flow_network() ? 1 : 0); }
+  bool has_flow_network() const { return params_.fidelity == Fidelity::kFlow; }
+  LpId flow_network_lp() const { return end_storage_; }
   LpKind kind_of(LpId lp) const;
   std::uint32_t port_count(LpId lp) const;  // output ports of a NIC or switch
   PortPeer peer(LpId lp, std::uint32_t port) const;

@@ -140,5 +140,26 @@ TEST(ClusterOracle, BroadcastAndAllGatherOnStridedGroups) {
                                                                   GpuGroup{0, 8, 2}, 128 << 10));
 }
 
+ClusterParams flow(ClusterParams p) {
+  p.fidelity = Fidelity::kFlow;
+  return p;
+}
+
+TEST(ClusterOracle, FlowFidelityRingAllReduceTwoTier) {
+  check_against_sequential(flow(example("fat_tree_2tier_16gpu.textproto")),
+                           std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kRing,
+                                                               GpuGroup{0, 16, 1}, 256 << 10));
+}
+
+TEST(ClusterOracle, FlowFidelityAllToAllThreeTier) {
+  // Every flow of the all-to-all shares links with others: rates change at every start and end, and
+  // stale completions are ignored; the single flow-network LP rolls back with undo records.
+  const std::uint64_t rolled_back =
+      check_against_sequential(flow(example("fat_tree_3tier_16gpu.textproto")),
+                               std::make_shared<CollectiveProgram>(Collective::kAllToAll, Algorithm::kRing,
+                                                                   GpuGroup{0, 16, 1}, 512 << 10));
+  RecordProperty("rolled_back", std::to_string(rolled_back));
+}
+
 }  // namespace
 }  // namespace warpsim::cluster

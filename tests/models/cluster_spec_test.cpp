@@ -105,8 +105,17 @@ TEST(ClusterSpec, OtherBadFields) {
   s.mutable_fat_tree()->mutable_links(0)->set_latency_ns(0);
   EXPECT_NE(error_of(s).find("fat_tree.links[0].latency_ns"), std::string::npos);
   s = good();
+  s.mutable_network()->set_fidelity("fluid");
+  EXPECT_NE(error_of(s).find("network.fidelity: unknown fidelity 'fluid'"), std::string::npos) << error_of(s);
+  s = good();
   s.mutable_network()->set_fidelity("flow");
-  EXPECT_NE(error_of(s).find("network.fidelity"), std::string::npos);
+  EXPECT_EQ(error_of(s), "");
+  EXPECT_EQ(to_cluster_params(s).fidelity, cluster::Fidelity::kFlow);
+  s = good();
+  s.mutable_network()->set_switching("wormhole");
+  EXPECT_NE(error_of(s).find("network.switching"), std::string::npos) << error_of(s);
+  s.mutable_network()->set_switching("cut_through");
+  EXPECT_TRUE(to_cluster_params(s).cut_through);
   s = good();
   s.mutable_nic()->set_nics_per_gpu(2);
   EXPECT_NE(error_of(s).find("nic.nics_per_gpu"), std::string::npos);

@@ -73,8 +73,12 @@ TEST(ExperimentSpec, ErrorsNameTheField) {
   }
   {
     ExperimentSpec s = good;
-    s.mutable_simulation()->set_fidelity("flow");
+    s.mutable_simulation()->set_fidelity("fluid");
     EXPECT_NE(error_of(s).find("simulation.fidelity"), std::string::npos) << error_of(s);
+    s.mutable_simulation()->set_fidelity("flow");  // a cluster without network.fidelity takes it
+    s.mutable_cluster()->mutable_network()->clear_fidelity();
+    EXPECT_EQ(error_of(s), "");
+    EXPECT_EQ(validated(s).cluster().network().fidelity(), "flow");
   }
   {
     ExperimentSpec s = good;

@@ -18,7 +18,7 @@ expect world_too_big "job.world_size_gpus" 's/data_parallel: 4/data_parallel: 8/
 expect tp_heads "tensor_parallel" 's/tensor_parallel: 2/tensor_parallel: 3/'
 expect unknown_gpu "gpu_type" 's/H100-SXM/Z100/'
 expect bad_sync "simulation.sync" 's/simulation { steps: 2 }/simulation { steps: 2 sync: "eventually" }/'
-expect bad_fidelity "simulation.fidelity" 's/simulation { steps: 2 }/simulation { steps: 2 fidelity: "flow" }/'
+expect bad_fidelity "simulation.fidelity" 's/simulation { steps: 2 }/simulation { steps: 2 fidelity: "fluid" }/'
 expect bad_link "fat_tree.links" 's/bandwidth_gbps: 400 latency_ns: 500/bandwidth_gbps: 0 latency_ns: 500/'
 expect gpu_mismatch "job.gpu_type" 's/simulation { steps: 2 }/cluster_gpu_type: "B200"\nsimulation { steps: 2 }/'
 expect unknown_field "no_such_field" 's/simulation { steps: 2 }/simulation { no_such_field: 1 }/'

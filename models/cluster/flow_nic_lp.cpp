@@ -1,0 +1,45 @@
+// NIC logical process of the flow fidelity (see flow_nic_lp.hpp).
+#include "models/cluster/flow_nic_lp.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "models/cluster/cluster_events.hpp"
+
+namespace warpsim::cluster {
+
+std::uint32_t FlowNicLp::add_lp(LpId id) {
+  State s;
+  s.id = id;
+  states_.push_back(s);
+  return static_cast<std::uint32_t>(states_.size() - 1);
+}
+
+void FlowNicLp::forward(std::uint32_t slot, LpContext& ctx) {
+  if (ctx.kind() != kNicTx)
+    throw std::logic_error("flow nic: unexpected event kind " + std::to_string(ctx.kind()));
+  State& s = states_[slot];
+  const auto& tx = ctx.payload<TxEvent>();
+  const PortPeer first = topo_.peer(s.id, topo_.route(s.id, tx.src_gpu, tx.dst_gpu, 0));
+  FlowStart m;
+  m.src_gpu = tx.src_gpu;
+  m.dst_gpu = tx.dst_gpu;
+  m.tag = tx.tag;
+  m.bytes = tx.msg_bytes;
+  ctx.send(topo_.flow_network_lp(), first.link.latency_ps, kFlowStart, m);
+  ++s.messages_tx;
+  s.bytes_tx += tx.msg_bytes;
+}
+
+void FlowNicLp::reverse(std::uint32_t slot, LpContext& ctx) {
+  State& s = states_[slot];
+  --s.messages_tx;
+  s.bytes_tx -= ctx.payload<TxEvent>().msg_bytes;
+}
+
+std::uint64_t FlowNicLp::digest(std::uint32_t slot) const {
+  const State& s = states_[slot];
+  return mix64(mix64(mix64(s.id + 31) ^ s.messages_tx) ^ s.bytes_tx);
+}
+
+}  // namespace warpsim::cluster
