@@ -19,6 +19,7 @@
 #include "io/key_value_report.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
+#include "jobs/cli/run_economics.hpp"
 #include "jobs/cli/usage_error.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/experiment_spec.hpp"
@@ -52,11 +53,13 @@ struct Simulated {
   RunResult run;
   std::uint64_t lps = 0;
   std::uint64_t max_finish_ps = 0, max_busy_ps = 0, min_busy_ps = ~0ull, sum_busy_ps = 0, sum_bytes_sent = 0;
+  energy::ComponentTotals totals;  // per component kind, for the energy model (run_economics)
 };
 
 Simulated simulate(const cluster::ClusterParams& params, std::shared_ptr<const cluster::GpuProgram> program,
-                   const EngineConfig& config, const std::string& partition, std::uint32_t world, int ranks) {
-  cluster::ClusterModel model(params, std::move(program));
+                   const EngineConfig& config, const std::string& partition, std::uint32_t world, int ranks,
+                   const economics::ProgramWrap& wrap = {}) {
+  cluster::ClusterModel model(params, economics::wrapped(wrap, program));
   std::unique_ptr<LpMap> map;
   if (partition == "round-robin") {
     map = std::make_unique<RoundRobinLpMap>(model.lp_count(), ranks);
@@ -67,6 +70,7 @@ Simulated simulate(const cluster::ClusterParams& params, std::shared_ptr<const c
   Simulated out;
   out.run = engine.run();
   out.lps = model.lp_count();
+  out.totals = economics::reduce_totals(model, MPI_COMM_WORLD);
   std::uint64_t maxes[2] = {0, 0};    // finish, busy
   std::uint64_t sums[3] = {0, 0, 0};  // busy, not done, bytes sent
   std::uint64_t mins[1] = {~0ull};    // busy
@@ -119,6 +123,7 @@ double pipeline_dependency_seconds(const std::shared_ptr<const workload::Job>& s
 
 int run_training(RunOptions o, int rank, int ranks) {
   const spec::ExperimentSpec exp = spec::load_experiment_spec(o.spec_path);
+  economics::validate(exp);
   const auto& sim = exp.simulation();
   // The spec's settings apply unless the flag was given on the command line.
   if (!o.sync_given && !sim.sync().empty()) o.engine.sync = sim.sync();
@@ -158,7 +163,9 @@ int run_training(RunOptions o, int rank, int ranks) {
   }
 
   const std::uint32_t world = job->world_size();
-  const Simulated main = simulate(params, program, config, o.engine.partition, world, ranks);
+  const economics::ProgramWrap wrap =
+      economics::program_wrap(exp, static_cast<std::uint64_t>(o.engine.seed), world);
+  const Simulated main = simulate(params, program, config, o.engine.partition, world, ranks, wrap);
   const RunResult& r = main.run;
   const std::uint64_t maxes[2] = {main.max_finish_ps, main.max_busy_ps};
   const std::uint64_t sums[3] = {main.sum_busy_ps, 0, main.sum_bytes_sent};
@@ -177,7 +184,7 @@ int run_training(RunOptions o, int rank, int ranks) {
         present = ablated->size(g) != program->size(g);
       }
       if (!present) continue;
-      const Simulated a = simulate(params, ablated, config, o.engine.partition, world, ranks);
+      const Simulated a = simulate(params, ablated, config, o.engine.partition, world, ranks, wrap);
       double delta = static_cast<double>(main.max_finish_ps) - static_cast<double>(a.max_finish_ps);
       // Without pipeline messages the stages no longer wait for each other, so the step also loses the
       // schedule's own dependency wait (compute-only makespan - busiest stage): not communication.
@@ -186,6 +193,15 @@ int run_training(RunOptions o, int rank, int ranks) {
       }
       attributed.emplace_back(cls, delta);
     }
+  }
+  // The checkpoint stall for the goodput model: the same steps again without their checkpoint writes.
+  const std::uint32_t checkpoints = economics::checkpoints_simulated(exp);
+  std::optional<double> without_checkpoints;
+  if (economics::needs_checkpoint_measurement(exp, checkpoints)) {
+    auto plain = std::make_shared<const training::TrainingProgram>(
+        job, steps, params.storage_targets, training::bit(training::CommClass::kCheckpoint));
+    const Simulated p = simulate(params, plain, config, o.engine.partition, world, ranks, wrap);
+    without_checkpoints = static_cast<double>(p.max_finish_ps) / static_cast<double>(kPicosPerSecond);
   }
   if (rank != 0) return 0;
 
@@ -233,6 +249,15 @@ int run_training(RunOptions o, int rank, int ranks) {
   report.add("checkpoints per step",
              t.checkpoint_interval_steps() ? 1.0 / t.checkpoint_interval_steps() : 0.0, 4);
   report.add("network bytes per gpu per step", static_cast<double>(sums[2]) / world / steps, 0);
+  economics::add_report(report, exp,
+                        {.run_seconds = static_cast<double>(maxes[0]) / ps,
+                         .steps = steps,
+                         .tokens_per_step = tokens,
+                         .world = world,
+                         .checkpoints_simulated = checkpoints,
+                         .run_seconds_without_checkpoints = without_checkpoints,
+                         .totals = main.totals,
+                         .seed = static_cast<std::uint64_t>(o.engine.seed)});
   report.add("ranks", static_cast<std::uint64_t>(r.ranks));
   report.add("lps", main.lps);
   add_engine_report(report, r);

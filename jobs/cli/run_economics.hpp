@@ -1,0 +1,58 @@
+// The economics of a simulated training run, for `warpsim run` when the experiment has `cost` and/or
+// `reliability` sections: energy from the simulated components' busy time and bytes (models/energy), money
+// and carbon per step, per token and per training run, goodput under failures with the optimal checkpoint
+// interval (models/reliability), and the straggler GPUs the simulation runs with. Everything printed is a
+// function of the committed simulation and the seed, so it is identical in every sync mode and rank count.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "io/key_value_report.hpp"
+#include "jobs/spec/experiment.pb.h"
+#include "models/cluster/cluster_model.hpp"
+#include "models/cluster/gpu_program.hpp"
+#include "models/energy/power_model.hpp"
+
+namespace warpsim::cli::economics {
+
+// Checks the cost and reliability sections (std::invalid_argument naming the field, prefixed
+// "experiment spec: "); nothing to check when both are absent.
+void validate(const spec::ExperimentSpec& exp);
+
+// Applied to every GPU program `warpsim run` simulates (the main run and its what-if runs alike): slows
+// the reliability section's straggler GPUs. Empty when the spec has none.
+using ProgramWrap =
+    std::function<std::shared_ptr<const cluster::GpuProgram>(std::shared_ptr<const cluster::GpuProgram>)>;
+ProgramWrap program_wrap(const spec::ExperimentSpec& exp, std::uint64_t seed, std::uint32_t world);
+// `program` through `wrap` (itself when `wrap` is empty).
+std::shared_ptr<const cluster::GpuProgram> wrapped(const ProgramWrap& wrap,
+                                                   std::shared_ptr<const cluster::GpuProgram> program);
+
+// Per-kind totals of a finished simulation summed over the ranks of `comm` (collective).
+energy::ComponentTotals reduce_totals(const cluster::ClusterModel& model, MPI_Comm comm);
+
+// Checkpoint writes in the simulated steps (they need storage targets and an interval <= the steps).
+std::uint32_t checkpoints_simulated(const spec::ExperimentSpec& exp);
+// Whether the checkpoint stall must be measured by a second simulation without checkpoint writes.
+bool needs_checkpoint_measurement(const spec::ExperimentSpec& exp, std::uint32_t checkpoints_simulated);
+
+struct RunFigures {
+  double run_seconds = 0;  // simulated makespan of all steps
+  std::uint32_t steps = 1;
+  double tokens_per_step = 0;
+  std::uint32_t world = 0;                                // the job's GPUs
+  std::uint32_t checkpoints_simulated = 0;                // checkpoint writes in the simulated steps
+  std::optional<double> run_seconds_without_checkpoints;  // the same simulation without them
+  energy::ComponentTotals totals;
+  std::uint64_t seed = 0;
+};
+
+// Appends the energy/cost/carbon/goodput keys (docs/energy-cost.md lists them).
+void add_report(io::KeyValueReport& report, const spec::ExperimentSpec& exp, const RunFigures& run);
+
+}  // namespace warpsim::cli::economics
