@@ -2,6 +2,7 @@
 // fields their reverse handlers need (saved_*), written by forward into the handled event itself.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "engine/sim_time.hpp"
@@ -92,6 +93,10 @@ inline SimTime serialization_ps(std::uint64_t bytes, double gbps) {
   const double ps = static_cast<double>(bytes) * 8000.0 / gbps;
   const auto whole = static_cast<SimTime>(ps);
   return static_cast<double>(whole) < ps ? whole + 1 : whole;
+}
+// A serialization time as Packet::in_ser_ps (saturated at 4.29 ms; cut-through never saves more).
+inline std::uint32_t saturated_ps(SimTime ps) {
+  return static_cast<std::uint32_t>(std::min<SimTime>(ps, 0xffffffffu));
 }
 // Bytes a link of `gbps` transmits in `ps` picoseconds, rounded down (queue depth from a busy horizon).
 inline std::uint64_t bytes_in(SimTime ps, double gbps) {

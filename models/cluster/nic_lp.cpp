@@ -50,6 +50,7 @@ void NicLp::forward(std::uint32_t slot, LpContext& ctx) {
     p.tag = tx.tag;
     p.bytes = static_cast<std::uint32_t>(bytes);
     p.last = last ? 1 : 0;
+    p.in_ser_ps = saturated_ps(ser);
     ctx.send(peer.lp, done - now + peer.link.latency_ps, kPacket, p);
     if (last) {
       ++s.messages_tx;

@@ -23,6 +23,13 @@ std::optional<std::uint32_t> SwitchLp::slot_of(LpId id) const {
   return std::nullopt;
 }
 
+SimTime SwitchLp::ready_time(SimTime tail_arrival, std::uint32_t in_ser_ps) const {
+  // Cut-through: the head came in_ser_ps before the tail, and the port could start on it from then.
+  const SimTime head = topo_.params().cut_through ? tail_arrival - std::min<SimTime>(in_ser_ps, tail_arrival)
+                                                  : tail_arrival;
+  return head + topo_.params().switch_latency_ps;
+}
+
 std::uint64_t SwitchLp::depth(SimTime busy_until, SimTime ready, double gbps, std::uint64_t bytes) {
   return (busy_until > ready ? bytes_in(busy_until - ready, gbps) : 0) + bytes;
 }
@@ -38,18 +45,20 @@ void SwitchLp::forward(std::uint32_t slot, LpContext& ctx) {
   Port& q = s.ports[port];
   p.saved_busy = q.busy_until;
   p.saved_max_depth = q.max_depth_bytes;
-  const SimTime ready = now + topo_.params().switch_latency_ps;
+  const SimTime ready = ready_time(now, p.in_ser_ps);
   const std::uint64_t d = depth(q.busy_until, ready, peer.link.bandwidth_gbps, p.bytes);
   q.max_depth_bytes = std::max(q.max_depth_bytes, d);
   if (d > topo_.params().switch_buffer_bytes) ++s.overflows;
   const SimTime ser = serialization_ps(p.bytes, peer.link.bandwidth_gbps);
-  q.busy_until = std::max(ready, q.busy_until) + ser;
+  // Cut-through into a faster link: the output still cannot end before the tail has come in.
+  q.busy_until = std::max(std::max(ready, q.busy_until) + ser, now);
   q.bytes_tx += p.bytes;
   q.busy_ps += ser;
   ++s.packets;
   Packet out = p;
   out.saved_busy = 0;
   out.saved_max_depth = 0;
+  out.in_ser_ps = saturated_ps(ser);
   ctx.send(peer.lp, q.busy_until - now + peer.link.latency_ps, kPacket, out);
 }
 
@@ -59,7 +68,7 @@ void SwitchLp::reverse(std::uint32_t slot, LpContext& ctx) {
   const std::uint32_t port = topo_.route(s.id, p.src_gpu, p.dst_gpu, flow_hash(p.src_gpu, p.dst_gpu, p.tag));
   const PortPeer peer = topo_.peer(s.id, port);
   Port& q = s.ports[port];
-  const SimTime ready = ctx.now() + topo_.params().switch_latency_ps;
+  const SimTime ready = ready_time(ctx.now(), p.in_ser_ps);
   if (depth(p.saved_busy, ready, peer.link.bandwidth_gbps, p.bytes) > topo_.params().switch_buffer_bytes) {
     --s.overflows;
   }

@@ -1,5 +1,5 @@
 // Switch logical process (leaf, spine/aggregation, core, and the per-node NVSwitch): store-and-forward
-// with one FIFO output queue per port. A packet that has fully arrived waits network.switch_latency_ns,
+// (or cut-through: the port may start on a packet once its head is in) with one FIFO output queue per port. A packet that has fully arrived waits network.switch_latency_ns,
 // then queues behind the port's backlog (the port's busy horizon), serializes at the port's link
 // bandwidth and reaches the next hop after the link latency. Queue depth is derived from the busy horizon,
 // so congestion and incast emerge without per-packet queue entries in state. The fabric is lossless:
@@ -46,6 +46,9 @@ class SwitchLp final : public LpType {
   std::optional<std::uint32_t> slot_of(LpId id) const;
 
  private:
+  // When a packet whose tail arrived at `tail_arrival` may start on its output port: after the switch
+  // latency, counted from the tail (store-and-forward) or from the head (network.switching cut_through).
+  SimTime ready_time(SimTime tail_arrival, std::uint32_t in_ser_ps) const;
   // Backlog (bytes) an arriving packet of `bytes` finds at port, itself included, when ready at `ready`.
   static std::uint64_t depth(SimTime busy_until, SimTime ready, double gbps, std::uint64_t bytes);
 
