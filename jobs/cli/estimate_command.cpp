@@ -25,16 +25,31 @@ struct EstimateOptions {
   std::string measured_table;
   workload::EfficiencyParams efficiency;
   double op_overhead_us = workload::EfficiencyParams{}.op_overhead_s * 1e6;
+  // Which of the three flags were given: they override the spec's compute_model fields.
+  bool compute_given = false, memory_given = false, overhead_given = false;
 };
 
 int run_estimate(const EstimateOptions& o, int rank) {
-  workload::EfficiencyParams eff = o.efficiency;
-  eff.op_overhead_s = o.op_overhead_us * 1e-6;
   std::shared_ptr<const workload::MeasuredTable> table;
   if (!o.measured_table.empty()) {
     table = std::make_shared<const workload::MeasuredTable>(workload::MeasuredTable::load(o.measured_table));
   }
-  const auto job = std::make_shared<const workload::Job>(spec::load_job_spec(o.spec_path), eff, table);
+  spec::JobSpec spec = spec::load_job_spec(o.spec_path);
+  const auto fraction = [](bool given, double v, const char* flag) {
+    if (given && !(v > 0 && v <= 1)) throw UsageError(std::string(flag) + ": must be within (0, 1]");
+  };
+  fraction(o.compute_given, o.efficiency.compute_eff_max, "--compute-eff-max");
+  fraction(o.memory_given, o.efficiency.memory_eff_max, "--memory-eff-max");
+  auto& cm = *spec.mutable_compute_model();
+  if (o.compute_given) cm.set_compute_eff_max(o.efficiency.compute_eff_max);
+  if (o.memory_given) cm.set_memory_eff_max(o.efficiency.memory_eff_max);
+  if (o.overhead_given) {
+    if (o.op_overhead_us < 0) throw UsageError("--op-overhead-us: must be >= 0");
+    cm.set_op_overhead_us(o.op_overhead_us);
+    cm.set_no_op_overhead(o.op_overhead_us == 0);
+  }
+  const auto job =
+      std::make_shared<const workload::Job>(std::move(spec), workload::EfficiencyParams{}, table);
   const workload::StepEstimate est = workload::estimate_step(job);
   if (rank != 0) return 0;
 
@@ -90,6 +105,9 @@ std::function<int()> add_estimate_command(CLI::App& app, const CommandEnv& env) 
       ->capture_default_str();
   return [o, cmd, rank]() -> int {
     if (!cmd->parsed()) return -1;
+    o->compute_given = cmd->get_option("--compute-eff-max")->count() > 0;
+    o->memory_given = cmd->get_option("--memory-eff-max")->count() > 0;
+    o->overhead_given = cmd->get_option("--op-overhead-us")->count() > 0;
     return run_estimate(*o, rank);
   };
 }

@@ -33,6 +33,33 @@ const GpuProfile& checked_gpu(const spec::JobSpec& s) {
   return g;
 }
 
+// The spec's compute_model fields, where set, replace `base`'s values; the compute model checks ranges and
+// its errors get the spec field's path.
+EfficiencyParams spec_efficiency(const spec::JobSpec& s, EfficiencyParams base) {
+  const auto& c = s.compute_model();
+  if (c.compute_eff_max() != 0) base.compute_eff_max = c.compute_eff_max();
+  if (c.memory_eff_max() != 0) base.memory_eff_max = c.memory_eff_max();
+  if (c.op_overhead_us() != 0) base.op_overhead_s = c.op_overhead_us() * 1e-6;
+  if (c.no_op_overhead()) base.op_overhead_s = 0;
+  return base;
+}
+
+ComputeModel checked_compute(const GpuProfile& gpu, const spec::JobSpec& s, EfficiencyParams base,
+                             std::shared_ptr<const MeasuredTable> measured) {
+  const EfficiencyParams p = spec_efficiency(s, base);
+  if (s.compute_model().no_op_overhead() && s.compute_model().op_overhead_us() != 0) {
+    throw std::invalid_argument("job spec: compute_model.no_op_overhead: set together with op_overhead_us");
+  }
+  if (p.op_overhead_s != p.op_overhead_s || p.op_overhead_s < 0) {
+    throw std::invalid_argument("job spec: compute_model.op_overhead_us: must be >= 0");
+  }
+  try {
+    return ComputeModel(gpu, p, std::move(measured));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("job spec: compute_model.") + e.what());
+  }
+}
+
 }  // namespace
 
 Job::Job(spec::JobSpec spec, EfficiencyParams efficiency, std::shared_ptr<const MeasuredTable> measured)
@@ -40,7 +67,7 @@ Job::Job(spec::JobSpec spec, EfficiencyParams efficiency, std::shared_ptr<const 
       shape_(ModelShape::from_spec(spec_.model())),
       deg_(Degrees::from_spec(spec_.parallelism())),
       gpu_(&checked_gpu(spec_)),
-      compute_(*gpu_, efficiency, std::move(measured)),
+      compute_(checked_compute(*gpu_, spec_, efficiency, std::move(measured))),
       ops_(build_layer_ops(shape_, deg_, spec_.training().micro_batch_sequences(),
                            spec_.training().activation_recompute())),
       schedule_(deg_.pp, static_cast<std::uint32_t>(spec::microbatches_per_step(spec_)), deg_.vpp),

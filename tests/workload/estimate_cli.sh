@@ -45,4 +45,15 @@ err=$("$WARPSIM" estimate "$EXAMPLE" --measured-table "$TMP/table.csv" 2>&1 >/de
 code=$?
 set -e
 [ "$code" = 2 ] && printf '%s\n' "$err" | grep -q "table.csv:1:" || fail "bad measured table: $code $err"
+# Efficiency flags override the spec's compute_model; out-of-range values name the flag.
+set +e
+err=$("$WARPSIM" estimate "$EXAMPLE" --compute-eff-max 1.5 2>&1 >/dev/null)
+code=$?
+set -e
+[ "$code" = 2 ] && printf '%s\n' "$err" | grep -q -- "--compute-eff-max" || fail "bad --compute-eff-max: $code $err"
+printf 'compute_model { compute_eff_max: 0.6 }\n' | cat "$EXAMPLE" - >"$TMP/eff.txtpb"
+low=$("$WARPSIM" estimate "$TMP/eff.txtpb" | sed -n 's/^tflops per gpu: //p')
+flag=$("$WARPSIM" estimate "$TMP/eff.txtpb" --compute-eff-max 0.8 | sed -n 's/^tflops per gpu: //p')
+[ "$flag" = "$tflops" ] || fail "--compute-eff-max 0.8 over a spec's 0.6: $flag, expected $tflops"
+awk -v a="$low" -v b="$tflops" 'BEGIN { exit !(a < 0.8 * b) }' || fail "compute_eff_max 0.6: $low vs $tflops"
 echo OK

@@ -87,6 +87,29 @@ TEST(JobSpec, ValidationNamesTheField) {
   EXPECT_EQ(error_of(dense_spec_text("tensor_parallel: 2", train)), "");
 }
 
+TEST(JobSpec, ComputeModelFieldsSetTheEfficiencies) {
+  const auto text = dense_spec_text("tensor_parallel: 2", "global_batch_sequences: 4");
+  const Job plain(spec::parse_job_spec_text(text));
+  EXPECT_DOUBLE_EQ(plain.compute().params().compute_eff_max, EfficiencyParams{}.compute_eff_max);
+  const Job tuned(spec::parse_job_spec_text(
+      text + "compute_model { compute_eff_max: 0.6 memory_eff_max: 0.7 op_overhead_us: 10 }"));
+  EXPECT_DOUBLE_EQ(tuned.compute().params().compute_eff_max, 0.6);
+  EXPECT_DOUBLE_EQ(tuned.compute().params().memory_eff_max, 0.7);
+  EXPECT_DOUBLE_EQ(tuned.compute().params().op_overhead_s, 10e-6);
+  const Job no_overhead(spec::parse_job_spec_text(text + "compute_model { no_op_overhead: true }"));
+  EXPECT_EQ(no_overhead.compute().params().op_overhead_s, 0.0);
+  // A lower asymptotic efficiency makes a large GEMM proportionally slower.
+  const ComputeWork gemm{"qkv_fwd", 1e13, 1e9, DType::kBf16};
+  EXPECT_GT(tuned.compute().seconds(gemm), plain.compute().seconds(gemm) * 1.3);
+
+  EXPECT_NE(error_of(text + "compute_model { compute_eff_max: 1.5 }").find("compute_model.compute_eff_max"),
+            std::string::npos);
+  EXPECT_NE(error_of(text + "compute_model { memory_eff_max: -1 }").find("compute_model.memory_eff_max"),
+            std::string::npos);
+  EXPECT_NE(error_of(text + "compute_model { op_overhead_us: -2 }").find("compute_model.op_overhead_us"),
+            std::string::npos);
+}
+
 TEST(JobSpec, LoadPicksTheFormatFromTheFileName) {
   const auto dir = std::filesystem::temp_directory_path();
   const auto json = dir / "warpsim_job_spec_test.json";
