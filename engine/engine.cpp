@@ -167,6 +167,7 @@ void Engine::commit_and_release(std::uint32_t index, LocalLp& lp) {
   LpContext ctx(*this, pool_.payload_bytes());
   ctx.bind(e.dst, e.time, e.key(), e.kind, e.payload(), config_.seed);
   types_[lp.type]->commit(lp.slot, ctx);
+  if (e.flags & kFlagFromRemote) ++stats_.committed_remote;
   pool_.release(index);
   ++stats_.committed;
 }
@@ -271,7 +272,7 @@ RunResult Engine::reduce_result(double wall_seconds) {
   const EngineStats& s = stats_;
   std::uint64_t sums[] = {s.committed, s.processed,   s.rolled_back,   s.rollbacks,      s.remote_sent,
                           s.anti_sent, s.annihilated, s.mpi_messages,  s.throttle_waits, s.model_state_bytes,
-                          s.local_lps, digest,        peak_rss_bytes()};
+                          s.local_lps, digest,        peak_rss_bytes(), s.committed_remote};
   std::uint64_t maxima[] = {s.peak_uncommitted, s.peak_events,    s.event_bytes,
                             s.lp_bytes,         peak_rss_bytes(), s.gvt_rounds};
   MPI_Allreduce(MPI_IN_PLACE, sums, std::size(sums), MPI_UINT64_T, MPI_SUM, comm_);
@@ -295,6 +296,7 @@ RunResult Engine::reduce_result(double wall_seconds) {
   result.peak_rss_bytes_sum = sums[12];
   t.peak_uncommitted = maxima[0];
   t.peak_events = maxima[1];
+  t.committed_remote = sums[13];
   t.event_bytes = maxima[2];
   t.lp_bytes = maxima[3];
   result.peak_rss_bytes_max = maxima[4];

@@ -11,6 +11,7 @@ struct EngineStats {
   std::uint64_t rolled_back = 0;   // reverse executions
   std::uint64_t rollbacks = 0;     // rollback episodes (stragglers + anti-messages that hit processed events)
   std::uint64_t remote_sent = 0;   // events sent to another rank
+  std::uint64_t committed_remote = 0;  // committed events that came from another rank (partition quality)
   std::uint64_t anti_sent = 0;     // anti-messages sent
   std::uint64_t annihilated = 0;   // events cancelled by anti-messages or local retraction
   std::uint64_t gvt_rounds = 0;    // completed GVT computations (or conservative windows)

@@ -45,6 +45,7 @@ enum class EventState : std::uint8_t { kFree, kPending, kProcessed, kCancelled }
 enum EventFlags : std::uint8_t {
   kFlagAnti = 1u << 0,          // wire only: cancels the event with the same (src, sequence)
   kFlagRemoteOrigin = 1u << 1,  // received from another rank; indexed for anti-message lookup
+  kFlagFromRemote = 1u << 2,    // received from another rank, any sync mode (counts committed_remote)
 };
 
 // Fixed 40-byte header; the model payload follows it in the same pool slot (see EventPool).

@@ -116,11 +116,11 @@ void Engine::on_batch(std::uint32_t epoch, const std::byte* records, std::uint32
     e.next = e.prev = e.sends = kNil;
     e.state = EventState::kPending;
     if (config_.sync == SyncMode::kOptimistic) {
-      e.flags = kFlagRemoteOrigin;
+      e.flags = kFlagRemoteOrigin | kFlagFromRemote;
       remote_index_.insert(e.src, e.order, index);
       deliver_optimistic(index);
     } else {
-      e.flags = 0;
+      e.flags = kFlagFromRemote;
       push_pending(index);
     }
   }

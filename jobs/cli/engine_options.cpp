@@ -56,8 +56,10 @@ EngineConfig to_engine_config(const EngineOptions& o, SimTime end_time, SimTime 
     throw UsageError("--optimism-window must be a finite number >= 0");
   }
   if (!(o.progress_seconds >= 0)) throw UsageError("--progress-seconds must be >= 0");
-  if (o.partition != "block" && o.partition != "round-robin") {
-    throw UsageError("--partition: unknown strategy '" + o.partition + "' (expected block or round-robin)");
+  const bool graph_strategy = o.partition == "topology" || o.partition == "metis";
+  if (o.partition != "block" && o.partition != "round-robin" && !(graph_strategy && o.graph_partitions)) {
+    throw UsageError("--partition: unknown strategy '" + o.partition + "' (expected block, round-robin" +
+                     (o.graph_partitions ? ", topology or metis)" : " or, for warpsim run, topology or metis)"));
   }
   c.gvt_interval = static_cast<std::uint32_t>(o.gvt_interval);
   c.poll_interval = static_cast<std::uint32_t>(o.poll_interval);
@@ -82,6 +84,11 @@ void add_engine_report(io::KeyValueReport& report, const RunResult& result) {
           ? 100.0
           : 100.0 * (1.0 - static_cast<double>(t.rolled_back) / static_cast<double>(t.committed));
   report.add("efficiency", efficiency, 2);
+  report.add("rollbacks", t.rollbacks);
+  // Committed events that crossed ranks: what the partition costs (0 on one rank).
+  report.add("remote events", t.committed_remote);
+  report.add("remote event fraction",
+             t.committed == 0 ? 0.0 : static_cast<double>(t.committed_remote) / static_cast<double>(t.committed), 4);
   const double rate = result.wall_seconds > 0 ? static_cast<double>(t.committed) / result.wall_seconds : 0.0;
   report.add("event rate", rate, 0);
   report.add("wall seconds", result.wall_seconds, 3);

@@ -23,6 +23,8 @@ struct EngineOptions {
   std::int64_t batch = 256;
   double progress_seconds = 2.0;
   std::string partition = "block";
+  // Commands that build a model LP graph (warpsim run) also accept the graph strategies (topology, metis).
+  bool graph_partitions = false;
 };
 
 void add_engine_options(CLI::App& command, EngineOptions& options);
@@ -30,8 +32,9 @@ void add_engine_options(CLI::App& command, EngineOptions& options);
 EngineConfig to_engine_config(const EngineOptions& options, SimTime end_time, SimTime time_unit_ps);
 
 // Adds the engine keys every simulating subcommand reports: events committed, events processed, events rolled
-// back, efficiency (ROSS's definition: 100 x (1 - rolled back / committed)), event rate, wall seconds, peak
-// rss bytes, peak rss bytes total.
+// back, efficiency (ROSS's definition: 100 x (1 - rolled back / committed)), rollbacks (episodes), remote
+// events and remote event fraction (committed events that came from another rank), event rate, wall seconds,
+// peak rss bytes, peak rss bytes total.
 void add_engine_report(io::KeyValueReport& report, const RunResult& result);
 
 }  // namespace warpsim::cli

@@ -27,7 +27,7 @@
 #include "models/training/training_program.hpp"
 #include "models/workload/step_estimate.hpp"
 #include "models/workload/transformer.hpp"
-#include "partition/block_map.hpp"
+#include "jobs/cli/partition_options.hpp"
 
 namespace warpsim::cli {
 
@@ -38,6 +38,8 @@ struct RunOptions {
   EngineOptions engine;
   bool sync_given = false;
   bool seed_given = false;
+  bool partition_given = false;
+  std::string partition_map;
   bool check_only = false;
   bool attribute = false;
 };
@@ -57,16 +59,10 @@ struct Simulated {
 };
 
 Simulated simulate(const cluster::ClusterParams& params, std::shared_ptr<const cluster::GpuProgram> program,
-                   const EngineConfig& config, const std::string& partition, std::uint32_t world, int ranks,
+                   const EngineConfig& config, const LpMap& map, std::uint32_t world,
                    const economics::ProgramWrap& wrap = {}) {
   cluster::ClusterModel model(params, economics::wrapped(wrap, program));
-  std::unique_ptr<LpMap> map;
-  if (partition == "round-robin") {
-    map = std::make_unique<RoundRobinLpMap>(model.lp_count(), ranks);
-  } else {
-    map = std::make_unique<BlockLpMap>(model.lp_count(), ranks);
-  }
-  Engine engine(model, *map, config, MPI_COMM_WORLD);
+  Engine engine(model, map, config, MPI_COMM_WORLD);
   Simulated out;
   out.run = engine.run();
   out.lps = model.lp_count();
@@ -128,6 +124,7 @@ int run_training(RunOptions o, int rank, int ranks) {
   // The spec's settings apply unless the flag was given on the command line.
   if (!o.sync_given && !sim.sync().empty()) o.engine.sync = sim.sync();
   if (!o.seed_given && sim.seed() != 0) o.engine.seed = static_cast<std::int64_t>(sim.seed());
+  const std::string partition_flag = apply_spec_partition(o.engine, sim.partition(), o.partition_given);
   const auto end = static_cast<SimTime>(sim.end_time_s() * static_cast<double>(kPicosPerSecond));
   const EngineConfig config = to_engine_config(o.engine, end, kPicosPerNano);
   if (config.sync == SyncMode::kSequential && ranks != 1) {
@@ -163,9 +160,11 @@ int run_training(RunOptions o, int rank, int ranks) {
   }
 
   const std::uint32_t world = job->world_size();
+  const std::unique_ptr<LpMap> map = make_training_partition(o.engine.partition, o.partition_map, params, job,
+                                                             params.storage_targets, ranks, partition_flag);
   const economics::ProgramWrap wrap =
       economics::program_wrap(exp, static_cast<std::uint64_t>(o.engine.seed), world);
-  const Simulated main = simulate(params, program, config, o.engine.partition, world, ranks, wrap);
+  const Simulated main = simulate(params, program, config, *map, world, wrap);
   const RunResult& r = main.run;
   const std::uint64_t maxes[2] = {main.max_finish_ps, main.max_busy_ps};
   const std::uint64_t sums[3] = {main.sum_busy_ps, 0, main.sum_bytes_sent};
@@ -184,7 +183,7 @@ int run_training(RunOptions o, int rank, int ranks) {
         present = ablated->size(g) != program->size(g);
       }
       if (!present) continue;
-      const Simulated a = simulate(params, ablated, config, o.engine.partition, world, ranks, wrap);
+      const Simulated a = simulate(params, ablated, config, *map, world, wrap);
       double delta = static_cast<double>(main.max_finish_ps) - static_cast<double>(a.max_finish_ps);
       // Without pipeline messages the stages no longer wait for each other, so the step also loses the
       // schedule's own dependency wait (compute-only makespan - busiest stage): not communication.
@@ -200,7 +199,7 @@ int run_training(RunOptions o, int rank, int ranks) {
   if (economics::needs_checkpoint_measurement(exp, checkpoints)) {
     auto plain = std::make_shared<const training::TrainingProgram>(
         job, steps, params.storage_targets, training::bit(training::CommClass::kCheckpoint));
-    const Simulated p = simulate(params, plain, config, o.engine.partition, world, ranks, wrap);
+    const Simulated p = simulate(params, plain, config, *map, world, wrap);
     without_checkpoints = static_cast<double>(p.max_finish_ps) / static_cast<double>(kPicosPerSecond);
   }
   if (rank != 0) return 0;
@@ -259,6 +258,7 @@ int run_training(RunOptions o, int rank, int ranks) {
                          .totals = main.totals,
                          .seed = static_cast<std::uint64_t>(o.engine.seed)});
   report.add("ranks", static_cast<std::uint64_t>(r.ranks));
+  report.add("partition", partition_label(o.engine, o.partition_map));
   report.add("lps", main.lps);
   add_engine_report(report, r);
   report.add("state digest", hex(r.state_digest));
@@ -280,10 +280,12 @@ std::function<int()> add_run_command(CLI::App& app, const CommandEnv& env) {
                 "more simulation per kind the job has, without that kind's traffic)");
   cmd->add_flag("--check", o->check_only, "validate the spec and print its size, without simulating");
   add_engine_options(*cmd, o->engine);
+  add_run_partition_options(*cmd, o->engine, o->partition_map);
   return [o, cmd, rank, ranks]() -> int {
     if (!cmd->parsed()) return -1;
     o->sync_given = cmd->get_option("--sync")->count() > 0;
     o->seed_given = cmd->get_option("--seed")->count() > 0;
+    o->partition_given = cmd->get_option("--partition")->count() > 0;
     return run_training(*o, rank, ranks);
   };
 }

@@ -1,0 +1,102 @@
+// Strategies on real LP graphs: every LP on exactly one rank, weight balanced within kBalanceTolerance for
+// the graph strategies, and the cut ordering the strategies exist for (topology and METIS cut less message
+// weight than block, which cuts less than round-robin). Bad rank counts are rejected.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "partition/partitioner.hpp"
+#include "partition/quality.hpp"
+#include "test_graphs.hpp"
+
+namespace warpsim::partition {
+namespace {
+
+void expect_exact_cover(const LpMap& map, std::uint64_t lps) {
+  std::vector<int> owner(lps, -1);
+  for (int r = 0; r < map.rank_count(); ++r) {
+    for (LpId lp : map.lps_of(r)) {
+      ASSERT_LT(lp, lps);
+      ASSERT_EQ(owner[lp], -1) << "LP " << lp << " mapped twice";
+      owner[lp] = r;
+      ASSERT_EQ(map.rank_of(lp), r) << "LP " << lp;
+    }
+  }
+  for (std::uint64_t lp = 0; lp < lps; ++lp) ASSERT_NE(owner[lp], -1) << "LP " << lp << " unmapped";
+}
+
+TEST(Partitioners, EveryLpExactlyOnce) {
+  for (const char* spec : {"tests/training/small.textproto", "examples/default.textproto"}) {
+    const auto e = test::load(spec);
+    const PartitionGraph g = test::graph(e, training::Granularity::kNode);
+    for (const auto& name : partitioner_names()) {
+      for (int ranks : {1, 2, 3, 4, 7}) {
+        SCOPED_TRACE(std::string(spec) + " " + name + " ranks " + std::to_string(ranks));
+        const auto map = make_partitioner(name)->partition(g, ranks);
+        ASSERT_EQ(map->rank_count(), ranks);
+        expect_exact_cover(*map, g.lp_count);
+      }
+    }
+  }
+}
+
+TEST(Partitioners, GraphStrategiesBalanceWithinTolerance) {
+  const auto e = test::load("examples/default.textproto");  // 1024 GPUs, 2256 LPs
+  const PartitionGraph node = test::graph(e, training::Granularity::kNode);
+  const PartitionGraph lp = test::graph(e, training::Granularity::kLp);
+  for (const char* name : {"topology", "metis"}) {
+    for (int ranks : {2, 4, 8}) {
+      const PartitionQuality q = evaluate(lp, *make_partitioner(name)->partition(node, ranks));
+      EXPECT_LE(q.imbalance, 1 + kBalanceTolerance) << name << " ranks " << ranks;
+      EXPECT_EQ(q.split_vertices, 0u);
+    }
+  }
+}
+
+TEST(Partitioners, TopologyAndMetisCutLessThanBlockAndRoundRobin) {
+  const auto e = test::load("examples/default.textproto");
+  const PartitionGraph node = test::graph(e, training::Granularity::kNode);
+  const PartitionGraph lp = test::graph(e, training::Granularity::kLp);
+  for (int ranks : {2, 4}) {
+    auto cut = [&](const char* name) {
+      return evaluate(lp, *make_partitioner(name)->partition(node, ranks)).edge_cut;
+    };
+    const double block = cut("block"), rr = cut("round-robin");
+    EXPECT_LT(block, rr);
+    EXPECT_LT(cut("topology"), block) << ranks;
+    EXPECT_LT(cut("metis"), block) << ranks;
+  }
+}
+
+TEST(Partitioners, TopologyNeedsNoEdgesAndKeepsNodesWhole) {
+  const auto e = test::load("examples/default.textproto");
+  const PartitionGraph vertices = test::graph(e, training::Granularity::kNode, /*edges=*/false);
+  ASSERT_FALSE(vertices.has_edges());
+  const auto map = make_partitioner("topology")->partition(vertices, 4);
+  const PartitionQuality q = evaluate(test::graph(e, training::Granularity::kNode), *map);
+  EXPECT_EQ(q.split_vertices, 0u);  // no node (GPUs + NICs + NVSwitch) is split across ranks
+}
+
+TEST(Partitioners, RackGranularityForLargeClusters) {
+  const auto e = test::load("examples/default.textproto");
+  const PartitionGraph group = test::graph(e, training::Granularity::kGroup);
+  const PartitionGraph node = test::graph(e, training::Granularity::kNode);
+  EXPECT_LT(group.vertex_count(), node.vertex_count());
+  for (const char* name : {"topology", "metis"})
+    expect_exact_cover(*make_partitioner(name)->partition(group, 2), group.lp_count);
+}
+
+TEST(Partitioners, RejectBadRankCounts) {
+  const auto e = test::load("tests/training/small.textproto");
+  const PartitionGraph g = test::graph(e, training::Granularity::kNode);
+  for (const auto& name : partitioner_names()) {
+    EXPECT_THROW(make_partitioner(name)->partition(g, 0), std::invalid_argument) << name;
+    EXPECT_THROW(make_partitioner(name)->partition(g, static_cast<int>(g.lp_count) + 1),
+                 std::invalid_argument)
+        << name;
+  }
+  EXPECT_EQ(make_partitioner("no-such-strategy"), nullptr);
+}
+
+}  // namespace
+}  // namespace warpsim::partition

@@ -1,0 +1,28 @@
+// Shared fixtures of the partition tests: the LP graph of an experiment spec of the repository.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "jobs/spec/cluster_spec.hpp"
+#include "jobs/spec/experiment_spec.hpp"
+#include "models/training/lp_graph.hpp"
+
+namespace warpsim::partition::test {
+
+struct Experiment {
+  cluster::ClusterParams params;
+  std::shared_ptr<const workload::Job> job;
+};
+
+inline Experiment load(const std::string& relative) {
+  const spec::ExperimentSpec exp =
+      spec::load_experiment_spec(std::string(WARPSIM_SOURCE_DIR) + "/" + relative);
+  return {spec::to_cluster_params(exp.cluster()), std::make_shared<const workload::Job>(exp.job())};
+}
+
+inline PartitionGraph graph(const Experiment& e, training::Granularity g, bool edges = true) {
+  return training::build_lp_graph(e.params, e.job, e.params.storage_targets, g, edges);
+}
+
+}  // namespace warpsim::partition::test
