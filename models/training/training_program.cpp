@@ -82,6 +82,8 @@ CommClass comm_class(const workload::Op& op) {
     default:
       break;
   }
+  // The scatter/gather all-gathers of received activations belong to the pipeline transfer.
+  if (op.name.starts_with("pp_")) return CommClass::kPipeline;
   switch (op.group_kind) {
     case workload::GroupKind::kTensor:
       return CommClass::kTensor;

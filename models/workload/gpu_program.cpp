@@ -111,10 +111,24 @@ Op GpuProgram::p2p(bool send, std::uint32_t step, const ScheduleSlot& s) const {
   o.phase = s.forward ? Phase::kForward : Phase::kBackward;
   o.name = send ? (s.forward ? "pp_send_activation" : "pp_send_grad")
                 : (s.forward ? "pp_recv_activation" : "pp_recv_grad");
-  o.comm_bytes = job_->layer_ops().activation_bytes;
+  // Scatter/gather: each TP rank carries its 1/TP slice; the receiver all-gathers (pp_gather below).
+  o.comm_bytes =
+      job_->layer_ops().activation_bytes / (job_->degrees().pp_scatter_gather ? job_->degrees().tp : 1);
   o.peer = rank_ + peer_stage * job_->pipeline_stride() - stage_ * job_->pipeline_stride();
   o.tag = ((std::uint64_t{step} * 2 + (s.forward ? 0 : 1)) * sched.microbatches() + consumer.microbatch) * v +
           consumer.chunk;
+  return o;
+}
+
+Op GpuProgram::pp_gather(bool forward) const {
+  Op o;
+  o.kind = OpKind::kCollective;
+  o.phase = forward ? Phase::kForward : Phase::kBackward;
+  o.name = forward ? "pp_activation_allgather" : "pp_grad_allgather";
+  o.collective = CollectiveKind::kAllGather;
+  o.group_kind = GroupKind::kTensor;
+  o.group = job_->group(rank_, GroupKind::kTensor);
+  o.comm_bytes = job_->layer_ops().activation_bytes;  // the gathered (whole) tensor
   return o;
 }
 
@@ -139,6 +153,10 @@ Op GpuProgram::slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) c
   if (has_recv) {
     if (pos == 0) return finish(p2p(false, step, s), layer0);
     --pos;
+    if (job_->degrees().pp_scatter_gather) {
+      if (pos == 0) return finish(pp_gather(s.forward), layer0);
+      --pos;
+    }
   }
   const auto& pre = s.forward ? L.embedding_forward : L.head_backward;
   const bool pre_on = s.forward ? first : last;

@@ -47,6 +47,7 @@ class GpuProgram {
   Op slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) const;
   Op layer_op(const LayerOp& t) const;
   Op p2p(bool send, std::uint32_t step, const ScheduleSlot& s) const;
+  Op pp_gather(bool forward) const;  // scatter/gather: TP all-gather of a received activation slice
 
   std::shared_ptr<const Job> job_;
   std::uint32_t rank_;

@@ -136,13 +136,15 @@ std::uint64_t Job::slot_op_count(std::uint32_t stage, const ScheduleSlot& s) con
   const bool last = schedule_.last_virtual(stage, s.chunk);
   const bool p2p = deg_.pp > 1;
   std::uint64_t n = 0;
+  // A receive is followed by the TP all-gather of the scattered activation (scatter/gather).
+  const std::uint64_t recv_ops = deg_.pp_scatter_gather ? 2 : 1;
   if (s.forward) {
-    n += (p2p && !first) + (p2p && !last);
+    n += (p2p && !first) * recv_ops + (p2p && !last);
     n += first ? ops_.embedding_forward.size() : 0;
     n += last ? ops_.head_forward.size() : 0;
     n += std::uint64_t{layers_per_chunk_} * ops_.forward.size();
   } else {
-    n += (p2p && !first) + (p2p && !last);
+    n += (p2p && !last) * recv_ops + (p2p && !first);
     n += first ? ops_.embedding_backward.size() : 0;
     n += last ? ops_.head_backward.size() : 0;
     n += std::uint64_t{layers_per_chunk_} * ops_.backward.size();

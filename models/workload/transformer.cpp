@@ -136,6 +136,7 @@ Degrees Degrees::from_spec(const spec::JobParallelism& p) {
   d.vpp = d.interleaved && p.virtual_stages_per_rank() ? p.virtual_stages_per_rank() : 1;
   d.zero = p.zero_stage();
   d.sequence_parallel = p.sequence_parallel() && d.tp > 1;
+  d.pp_scatter_gather = p.pipeline_scatter_gather() && d.tp > 1 && !d.sequence_parallel && d.pp > 1;
   return d;
 }
 

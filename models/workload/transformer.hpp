@@ -29,6 +29,7 @@ struct Degrees {
   std::uint32_t tp = 1, pp = 1, dp = 1, cp = 1, ep = 1, vpp = 1, zero = 0;
   bool sequence_parallel = false;
   bool interleaved = false;
+  bool pp_scatter_gather = false;  // TP > 1, no sequence parallelism, pipeline_scatter_gather set
   static Degrees from_spec(const spec::JobParallelism& p);
 };
 

@@ -103,6 +103,33 @@ TEST(Executor, DenseInterleavedZero1) {
         2);
 }
 
+TEST(Executor, InterleavedWithPipelineScatterGather) {
+  const std::string text = testing::dense_spec_text(
+      "tensor_parallel: 4 pipeline_parallel: 2 pipeline_schedule: INTERLEAVED_1F1B virtual_stages_per_rank: 2 "
+      "pipeline_scatter_gather: true",
+      "global_batch_sequences: 4 activation_recompute: true");
+  check(text, 1);
+  // Every received activation/gradient is a 1/TP slice followed by a TP all-gather of the whole tensor.
+  const auto job = testing::make_job(text);
+  const GpuProgram prog(job, job->pipeline_stride(), 1);  // stage 1, TP rank 0
+  std::uint64_t recvs = 0, gathers = 0;
+  for (std::uint64_t i = 0; i < prog.size(); ++i) {
+    const Op o = prog.op(i);
+    if (o.kind == OpKind::kSend || o.kind == OpKind::kRecv) {
+      EXPECT_EQ(o.comm_bytes, job->layer_ops().activation_bytes / 4);
+      recvs += o.kind == OpKind::kRecv;
+    }
+    if (o.name == "pp_activation_allgather" || o.name == "pp_grad_allgather") {
+      ++gathers;
+      EXPECT_EQ(o.comm_bytes, job->layer_ops().activation_bytes);
+      EXPECT_EQ(o.group.size(), 4u);
+      EXPECT_EQ(o.collective, CollectiveKind::kAllGather);
+    }
+  }
+  EXPECT_GT(recvs, 0u);
+  EXPECT_EQ(gathers, recvs);
+}
+
 TEST(Executor, PlainOneFOneBWithFewMicrobatches) {
   check(testing::dense_spec_text("pipeline_parallel: 8", "global_batch_sequences: 3"), 1);
 }
