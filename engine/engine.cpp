@@ -237,9 +237,11 @@ void Engine::report_progress(SimTime gvt, std::uint64_t committed_total, bool fo
     return;
   last_progress_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const double done = std::min(1.0, static_cast<double>(gvt) / static_cast<double>(config_.end_time));
+  const double by_time = static_cast<double>(gvt) / static_cast<double>(config_.end_time);
+  const double done = std::clamp(config_.progress_fraction ? config_.progress_fraction() : by_time, 0.0, 1.0);
   const double eta = done > 0 ? elapsed * (1.0 - done) / done : 0.0;
-  spdlog::info("progress: sim time {:.6g} s ({:.1f}%), committed {} events, {:.3g} events/s, eta {:.1f} s",
+  // GVT is the simulated time every rank has committed up to (the sequential run's clock).
+  spdlog::info("progress: gvt {:.6g} s, {:.1f}% done, committed {} events, {:.3g} events/s, eta {:.0f} s",
                static_cast<double>(gvt) / static_cast<double>(kPicosPerSecond), 100.0 * done, committed_total,
                elapsed > 0 ? static_cast<double>(committed_total) / elapsed : 0.0, eta);
 }

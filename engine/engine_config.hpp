@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,10 @@ struct EngineConfig {
   std::uint32_t batch = 256;
   // Seconds between progress lines on rank 0; 0 = silent.
   double progress_seconds = 2.0;
+  // Model-supplied share of the run's work done, in [0, 1], as rank 0 sees it (e.g. the GPU ops its GPUs
+  // executed / the ops in their programs). The engine knows no model quantities and end_time is often
+  // only a cap, so without this hook the progress line's percentage and ETA are GVT / end_time.
+  std::function<double()> progress_fraction;
 };
 
 }  // namespace warpsim
