@@ -87,7 +87,7 @@ std::uint32_t interval_steps(const spec::ExperimentSpec& exp) {
 
 }  // namespace
 
-void validate(const spec::ExperimentSpec& exp) {
+void validate(const spec::ExperimentSpec& exp, bool simulated) {
   try {
     if (exp.has_cost()) spec::validate_cost_spec(exp.cost());
     if (!exp.has_reliability()) return;
@@ -98,6 +98,10 @@ void validate(const spec::ExperimentSpec& exp) {
       throw std::invalid_argument(
           "reliability.checkpoint_interval_steps: required with failures (or set "
           "job.training.checkpoint_interval_steps)");
+    }
+    if (!r.has_checkpoint_seconds() && !simulated) {
+      throw std::invalid_argument(
+          "reliability.checkpoint_seconds: required (nothing is simulated to measure the checkpoint stall)");
     }
     if (!r.has_checkpoint_seconds() && checkpoints_simulated(exp) == 0) {
       throw std::invalid_argument(
@@ -137,7 +141,11 @@ energy::ComponentTotals reduce_totals(const cluster::ClusterModel& model, MPI_Co
   for (std::size_t k = 0; k < energy::kKinds; ++k) {
     t.kinds[k] = {values[3 * k], values[3 * k + 1], values[3 * k + 2]};
   }
-  t.nodes = values[3 * energy::kKinds];
+  // Counts come from the topology: a fidelity may model some hardware without an LP of its own (the
+  // flow network stands for all switches), and the hardware still draws power and costs money.
+  const energy::ComponentTotals hw = energy::inventory(model.topology());
+  for (std::size_t k = 0; k < energy::kKinds; ++k) t.kinds[k].count = hw.kinds[k].count;
+  t.nodes = hw.nodes;
   return t;
 }
 

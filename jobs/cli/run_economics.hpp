@@ -21,8 +21,9 @@
 namespace warpsim::cli::economics {
 
 // Checks the cost and reliability sections (std::invalid_argument naming the field, prefixed
-// "experiment spec: "); nothing to check when both are absent.
-void validate(const spec::ExperimentSpec& exp);
+// "experiment spec: "); nothing to check when both are absent. `simulated` = the checkpoint stall can be
+// measured by simulation (otherwise reliability.checkpoint_seconds is required with failures).
+void validate(const spec::ExperimentSpec& exp, bool simulated = true);
 
 // Applied to every GPU program `warpsim run` simulates (the main run and its what-if runs alike): slows
 // the reliability section's straggler GPUs. Empty when the spec has none.

@@ -44,4 +44,33 @@ ComponentTotals local_totals(const cluster::ClusterModel& model) {
   return t;
 }
 
+ComponentTotals inventory(const cluster::FatTree& topology) {
+  ComponentTotals t;
+  for (LpId lp = 0; lp < topology.lp_count(); ++lp) {
+    switch (topology.kind_of(lp)) {
+      case cluster::LpKind::kGpu:
+        ++t[Kind::kGpu].count;
+        break;
+      case cluster::LpKind::kNic:
+        ++t[Kind::kNic].count;
+        break;
+      case cluster::LpKind::kNvSwitch:
+        ++t[Kind::kNvSwitch].count;
+        break;
+      case cluster::LpKind::kLeaf:
+      case cluster::LpKind::kTier1:
+      case cluster::LpKind::kCore:
+        ++t[Kind::kSwitch].count;
+        break;
+      case cluster::LpKind::kStorage:
+        ++t[Kind::kStorage].count;
+        break;
+      default:  // model-internal LPs (the flow network) are no hardware
+        break;
+    }
+  }
+  t.nodes = topology.params().nodes;
+  return t;
+}
+
 }  // namespace warpsim::energy

@@ -1,0 +1,162 @@
+// `warpsim cost SPEC`: the economics of an experiment without simulating it: energy, cost and carbon per
+// step, per token and per training run, and goodput under failures (the same keys and models as
+// `warpsim run`, docs/energy-cost.md). The step comes from a finished run's summary (--summary: the
+// `key: value` output of `warpsim run`, using its step time, compute time and network bytes) or, without
+// one, from the compute-only estimate (communication free: a lower bound on time, energy and cost).
+// --with merges the cost/reliability sections of another experiment file, so the economics of a shipped
+// example can be studied without copying it.
+#include <CLI/CLI.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "io/key_value_report.hpp"
+#include "jobs/cli/command_registry.hpp"
+#include "jobs/cli/run_economics.hpp"
+#include "jobs/cli/usage_error.hpp"
+#include "jobs/spec/cluster_spec.hpp"
+#include "jobs/spec/experiment_spec.hpp"
+#include "models/cluster/fat_tree.hpp"
+#include "models/energy/cluster_totals.hpp"
+#include "models/workload/step_estimate.hpp"
+
+namespace warpsim::cli {
+
+namespace {
+
+struct CostOptions {
+  std::string spec_path;
+  std::string with_path;
+  std::string summary_path;
+  std::uint64_t seed = 1;
+};
+
+std::string read_text(const std::string& path, const std::string& flag) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(flag + ": cannot read '" + path + "'");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// `key: value` lines of a `warpsim run` summary; the keys this command needs must be present and numeric.
+std::map<std::string, double> read_summary(const std::string& path) {
+  std::istringstream in(read_text(path, "--summary"));
+  std::map<std::string, double> values;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto colon = line.find(": ");
+    if (colon == std::string::npos) continue;
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(line.substr(colon + 2), &used);
+      if (used == line.size() - colon - 2) values[line.substr(0, colon)] = v;
+    } catch (const std::exception&) {
+      // Not a number (names, digests): not needed here.
+    }
+  }
+  for (const char* key : {"step seconds", "compute seconds", "network bytes per gpu per step", "gpus"}) {
+    if (!values.count(key)) {
+      throw UsageError("--summary: '" + path + "' has no numeric '" + key +
+                       "' line (a `warpsim run` output?)");
+    }
+  }
+  return values;
+}
+
+int run_cost(const CostOptions& o, int rank) {
+  spec::ExperimentSpec exp = spec::load_experiment_spec(o.spec_path);
+  if (!o.with_path.empty()) {
+    const spec::ExperimentSpec extra =
+        spec::parse_experiment_spec(read_text(o.with_path, "--with"), o.with_path);
+    if (extra.has_cost()) *exp.mutable_cost() = extra.cost();
+    if (extra.has_reliability()) *exp.mutable_reliability() = extra.reliability();
+  }
+  if (!exp.has_cost() && !exp.has_reliability()) {
+    throw UsageError("SPEC: the experiment has no cost or reliability section (add one, or use --with)");
+  }
+  economics::validate(exp, /*simulated=*/false);
+  const auto job = [&] {
+    try {
+      return std::make_shared<const workload::Job>(exp.job());
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("experiment spec: job: ") + e.what());
+    }
+  }();
+  const std::uint32_t world = job->world_size();
+  const cluster::FatTree topology(spec::to_cluster_params(exp.cluster()));
+  economics::RunFigures run;
+  run.totals = energy::inventory(topology);
+  run.world = world;
+  run.seed = exp.simulation().seed() != 0 ? exp.simulation().seed() : o.seed;
+  run.tokens_per_step =
+      static_cast<double>(job->spec().training().global_batch_sequences()) * job->shape().seq;
+  std::string source;
+  double compute_s = 0, nic_bytes = 0;
+  if (!o.summary_path.empty()) {
+    const auto s = read_summary(o.summary_path);
+    if (static_cast<std::uint32_t>(s.at("gpus")) != world) {
+      throw UsageError("--summary: it is a run of " + std::to_string(static_cast<long>(s.at("gpus"))) +
+                       " GPUs, the experiment has " + std::to_string(world));
+    }
+    run.run_seconds = s.at("step seconds");
+    compute_s = s.at("compute seconds");
+    nic_bytes = s.at("network bytes per gpu per step") * world;
+    source = "summary";
+  } else {
+    const workload::StepEstimate est = workload::estimate_step(job);
+    run.run_seconds = est.step_seconds;
+    // Each GPU computes for its stage's share of the pipeline makespan, plus the optimizer.
+    compute_s = (1 - est.bubble_fraction) * est.pipeline_seconds + est.optimizer_seconds;
+    source = "compute-only estimate";
+  }
+  run.totals[energy::Kind::kGpu].busy_ps = static_cast<std::uint64_t>(compute_s * world * 1e12);
+  run.totals[energy::Kind::kNic].bytes = static_cast<std::uint64_t>(nic_bytes);
+  if (rank != 0) return 0;
+  io::KeyValueReport report;
+  report.add("model", std::string("cost"));
+  report.add("experiment", exp.name());
+  report.add("gpu", std::string(job->gpu().name));
+  report.add("gpus", static_cast<std::uint64_t>(world));
+  report.add("cluster gpus", run.totals[energy::Kind::kGpu].count);
+  report.add("nodes", run.totals.nodes);
+  report.add("switches", run.totals[energy::Kind::kSwitch].count);
+  report.add("storage targets", run.totals[energy::Kind::kStorage].count);
+  report.add("step source", source);
+  report.add("step seconds", run.run_seconds, 6);
+  report.add("compute seconds", compute_s, 6);
+  report.add("tokens per step", run.tokens_per_step, 0);
+  if (exp.has_reliability() && exp.reliability().stragglers().gpu_fraction() > 0) {
+    // Slow GPUs change the step only through the simulated schedule; nothing here simulates it.
+    report.add("stragglers", std::string("not applied (warpsim run simulates them)"));
+    exp.mutable_reliability()->clear_stragglers();
+  }
+  economics::add_report(report, exp, run);
+  report.print(std::cout);
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> add_cost_command(CLI::App& app, const CommandEnv& env) {
+  const int rank = env.rank;
+  auto o = std::make_shared<CostOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "cost", "Energy, cost, carbon and goodput of an experiment from a run summary or the compute estimate");
+  cmd->add_option("SPEC", o->spec_path, "experiment spec (protobuf text format, or JSON)")->required();
+  cmd->add_option("--with", o->with_path, "experiment file whose cost/reliability sections replace SPEC's");
+  cmd->add_option("--summary", o->summary_path,
+                  "saved `warpsim run SPEC` output to take the step from (default: compute-only estimate)");
+  cmd->add_option("--seed", o->seed, "seed of the straggler choice and Monte-Carlo (spec's when set)")
+      ->capture_default_str();
+  return [o, cmd, rank]() -> int {
+    if (!cmd->parsed()) return -1;
+    return run_cost(*o, rank);
+  };
+}
+
+const CommandRegistrar kRegisterCost{"cost", add_cost_command};
+
+}  // namespace warpsim::cli
