@@ -36,6 +36,8 @@ struct CollectiveOptions {
   std::string max_bytes = "64MiB";
   std::int64_t step_factor = 2;
   std::string chunk_bytes = "1MiB";
+  std::string fidelity;         // "" = the cluster spec's network.fidelity
+  std::int64_t local_gpus = 0;  // hierarchical: group ranks per node; 0 = from the cluster and --stride
   EngineOptions engine;
 };
 
@@ -76,14 +78,23 @@ std::string hex(std::uint64_t v) {
 
 int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   if (o.cluster.empty()) throw UsageError("--cluster is required");
-  const cluster::ClusterParams params = spec::to_cluster_params(spec::load_cluster_spec(o.cluster));
+  cluster::ClusterParams params = spec::to_cluster_params(spec::load_cluster_spec(o.cluster));
+  if (!o.fidelity.empty()) {
+    if (o.fidelity != "packet" && o.fidelity != "flow")
+      throw UsageError("--fidelity: must be packet or flow (got '" + o.fidelity + "')");
+    params.fidelity = o.fidelity == "flow" ? cluster::Fidelity::kFlow : cluster::Fidelity::kPacket;
+  }
   const auto collective = cluster::parse_collective(o.op);
   if (!collective) {
     throw UsageError("--op: unknown collective '" + o.op +
                      "' (allreduce, allgather, reducescatter, alltoall, broadcast)");
   }
   const auto algorithm = cluster::parse_algorithm(o.algo);
-  if (!algorithm) throw UsageError("--algo: unknown algorithm '" + o.algo + "' (ring)");
+  if (!algorithm)
+    throw UsageError("--algorithm: unknown algorithm '" + o.algo + "' (ring, tree, hierarchical)");
+  if (!cluster::supports(*algorithm, *collective)) {
+    throw UsageError("--algorithm: " + o.algo + " implements allreduce only (got --op " + o.op + ")");
+  }
   const std::uint64_t cluster_gpus = std::uint64_t{params.nodes} * params.gpus_per_node;
   if (o.first < 0 || static_cast<std::uint64_t>(o.first) >= cluster_gpus) {
     throw UsageError("--first must be within [0, " + std::to_string(cluster_gpus) + ")");
@@ -100,6 +111,18 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   if (group.last_gpu() >= cluster_gpus) {
     throw UsageError("--gpus: the group ends at GPU " + std::to_string(group.last_gpu()) +
                      " but the cluster has " + std::to_string(cluster_gpus) + " GPUs");
+  }
+  if (o.local_gpus < 0)
+    throw UsageError("--local-gpus must be >= 1 (got " + std::to_string(o.local_gpus) + ")");
+  // Group ranks per node: a node's GPUs that the stride keeps (when it divides the node evenly).
+  std::uint64_t local = static_cast<std::uint64_t>(o.local_gpus);
+  if (local == 0) {
+    local = params.gpus_per_node % group.stride == 0 ? params.gpus_per_node / group.stride : 1;
+    if (group.count % local != 0) local = 1;
+  }
+  if (*algorithm == cluster::Algorithm::kHierarchical && group.count % local != 0) {
+    throw UsageError("--local-gpus: " + std::to_string(local) + " does not divide the group's " +
+                     std::to_string(group.count) + " GPUs");
   }
   const std::uint64_t min_bytes = parse_bytes(o.min_bytes, "--min-bytes");
   const std::uint64_t max_bytes = parse_bytes(o.max_bytes, "--max-bytes");
@@ -118,14 +141,15 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   if (rank == 0) {
     std::cout << "# warpsim collective: " << to_string(*collective) << " " << o.algo << ", " << group.count
               << " GPUs (first " << group.first << ", stride " << group.stride << ") of " << cluster_gpus
-              << ", cluster " << o.cluster << ", sync " << to_string(config.sync) << ", ranks " << ranks
-              << "\n";
+              << ", cluster " << o.cluster << ", "
+              << (params.fidelity == cluster::Fidelity::kFlow ? "flow" : "packet") << " fidelity, sync "
+              << to_string(config.sync) << ", ranks " << ranks << "\n";
     std::printf("# %14s %14s %12s %12s %12s %18s\n", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "events",
                 "digest");
   }
   for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
-    auto program =
-        std::make_shared<cluster::CollectiveProgram>(*collective, *algorithm, group, bytes, chunk_bytes);
+    auto program = std::make_shared<cluster::CollectiveProgram>(
+        *collective, *algorithm, group, bytes, chunk_bytes, static_cast<std::uint32_t>(local));
     cluster::ClusterModel model(params, program);
     std::unique_ptr<LpMap> map;
     if (o.engine.partition == "round-robin") {
@@ -180,14 +204,19 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
   cmd->add_option("--cluster", o->cluster, "ClusterSpec file (protobuf text format or JSON)");
   cmd->add_option("--op", o->op, "allreduce | allgather | reducescatter | alltoall | broadcast")
       ->capture_default_str();
-  cmd->add_option("--algo", o->algo, "ring")->capture_default_str();
+  cmd->add_option("--algorithm,--algo", o->algo, "ring | tree (double binary tree) | hierarchical")
+      ->capture_default_str();
   cmd->add_option("--gpus", o->gpus, "GPUs in the group (0 = all from --first)")->capture_default_str();
   cmd->add_option("--first", o->first, "first GPU of the group")->capture_default_str();
   cmd->add_option("--stride", o->stride, "GPU id stride within the group")->capture_default_str();
   cmd->add_option("--min-bytes", o->min_bytes, "smallest message size")->capture_default_str();
   cmd->add_option("--max-bytes", o->max_bytes, "largest message size")->capture_default_str();
   cmd->add_option("--step-factor", o->step_factor, "size multiplier between rows")->capture_default_str();
-  cmd->add_option("--chunk-bytes", o->chunk_bytes, "broadcast pipeline chunk")->capture_default_str();
+  cmd->add_option("--chunk-bytes", o->chunk_bytes, "pipeline chunk (broadcast, tree)")->capture_default_str();
+  cmd->add_option("--fidelity", o->fidelity, "packet | flow (default: the cluster spec's network.fidelity)");
+  cmd->add_option("--local-gpus", o->local_gpus,
+                  "hierarchical: group GPUs per node (0 = the node's GPUs in the group)")
+      ->capture_default_str();
   add_engine_options(*cmd, o->engine);
   return [o, cmd, rank, ranks]() -> int {
     if (!cmd->parsed()) return -1;

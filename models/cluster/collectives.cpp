@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace warpsim::cluster {
 
@@ -17,7 +18,25 @@ std::optional<Collective> parse_collective(std::string_view name) {
 
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
   if (name == "ring") return Algorithm::kRing;
+  if (name == "tree") return Algorithm::kTree;
+  if (name == "hierarchical") return Algorithm::kHierarchical;
   return std::nullopt;
+}
+
+std::string_view to_string(Algorithm a) {
+  switch (a) {
+    case Algorithm::kRing:
+      return "ring";
+    case Algorithm::kTree:
+      return "tree";
+    case Algorithm::kHierarchical:
+      return "hierarchical";
+  }
+  return "?";
+}
+
+bool supports(Algorithm algorithm, Collective collective) {
+  return algorithm == Algorithm::kRing || collective == Collective::kAllReduce;
 }
 
 std::string_view to_string(Collective c) {
@@ -60,8 +79,8 @@ std::optional<std::uint32_t> GpuGroup::rank_of(std::uint32_t gpu) const {
   return rank;
 }
 
-CollectiveProgram::CollectiveProgram(Collective collective, Algorithm, GpuGroup group, std::uint64_t bytes,
-                                     std::uint64_t chunk_bytes)
+CollectiveProgram::CollectiveProgram(Collective collective, Algorithm algorithm, GpuGroup group,
+                                     std::uint64_t bytes, std::uint64_t chunk_bytes, std::uint32_t local_size)
     : collective_(collective),
       group_(group),
       bytes_(bytes),
@@ -69,6 +88,24 @@ CollectiveProgram::CollectiveProgram(Collective collective, Algorithm, GpuGroup 
   if (group.count == 0 || group.stride == 0)
     throw std::invalid_argument("collective group: count and stride must be >= 1");
   if (group.count > 65535) throw std::invalid_argument("collective group: at most 65535 GPUs");
+  if (!supports(algorithm, collective)) {
+    throw std::invalid_argument("collective: the " + std::string(to_string(algorithm)) +
+                                " algorithm implements " + "allreduce only");
+  }
+  if (algorithm == Algorithm::kTree) tree_.emplace(group.count, bytes, chunk_bytes_);
+  if (algorithm == Algorithm::kHierarchical) hierarchical_.emplace(group.count, local_size, bytes);
+}
+
+std::optional<GpuOp> CollectiveProgram::to_gpu_op(const std::optional<RankOp>& op) const {
+  if (!op) return std::nullopt;
+  switch (op->kind) {
+    case OpKind::kSend:
+      return GpuOp::send(group_.gpu_at(op->peer), op->bytes, op->tag);
+    case OpKind::kRecv:
+      return GpuOp::recv(group_.gpu_at(op->peer), op->bytes, op->tag);
+    default:
+      return GpuOp::wait();
+  }
 }
 
 std::uint64_t CollectiveProgram::share(std::uint64_t chunk) const {
@@ -80,6 +117,8 @@ std::optional<GpuOp> CollectiveProgram::op(std::uint32_t gpu, std::uint64_t inde
   const auto rank = group_.rank_of(gpu);
   if (!rank || group_.count == 1) return std::nullopt;
   const std::uint64_t n = group_.count;
+  if (tree_) return to_gpu_op(tree_->op(*rank, index));
+  if (hierarchical_) return to_gpu_op(hierarchical_->op(*rank, index));
   switch (collective_) {
     case Collective::kAllReduce:
       return ring_steps(*rank, index, 2 * (n - 1));

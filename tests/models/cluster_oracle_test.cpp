@@ -161,5 +161,17 @@ TEST(ClusterOracle, FlowFidelityAllToAllThreeTier) {
   RecordProperty("rolled_back", std::to_string(rolled_back));
 }
 
+TEST(ClusterOracle, TreeAndHierarchicalAllReduce) {
+  const ClusterParams p = example("fat_tree_2tier_16gpu.textproto");
+  check_against_sequential(p, std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kTree,
+                                                                  GpuGroup{0, 16, 1}, 512 << 10, 64 << 10));
+  check_against_sequential(flow(p),
+                           std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kTree,
+                                                               GpuGroup{0, 13, 1}, 512 << 10, 64 << 10));
+  check_against_sequential(
+      p, std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kHierarchical,
+                                             GpuGroup{0, 16, 1}, 256 << 10, 1 << 20, 4));
+}
+
 }  // namespace
 }  // namespace warpsim::cluster

@@ -1,0 +1,74 @@
+// Tree and hierarchical all-reduce schedules over group ranks 0..n-1: op i of rank r is computed on
+// demand, with peers as group ranks, so both the `collective` micro-benchmark (CollectiveProgram) and a
+// workload adapter can map them onto their own GPUs and tags.
+//
+// Double binary tree: two binary trees over the ranks, each reducing then broadcasting half the buffer in
+// chunks (pipelined: a rank forwards chunk c while its children already send chunk c+1; stages are skewed
+// by tree level so that one program with one kind of wait serves both trees without stalls). Tree A is
+// an in-order tree on positions: position p with lowest set bit b has children p - b/2 and p + b/2 (the right
+// one shrinks towards p while out of range); odd positions are leaves; position 0 is the root, with the
+// highest power of two below n as its only child. Tree B places rank r at position n-1-r (n even) or
+// (r+1) mod n (n odd), so tree A's leaves are tree B's inner ranks and every rank receives and sends about
+// S bytes in each phase: time ~ 2 S/B + 4 depth x chunk/B + latencies.
+//
+// Hierarchical: ranks form nodes of `local` consecutive ranks. Ring reduce-scatter inside each node (slices
+// S/local), ring all-reduce of slice l across the nodes among the ranks with local index l (one ring per
+// rail), ring all-gather inside each node: time ~ 2(L-1)/L S/B_local + 2(M-1)/M (S/L)/B_net + latencies.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "models/cluster/gpu_program.hpp"
+
+namespace warpsim::cluster {
+
+// One op of a schedule; `peer` is a group rank (kSend/kRecv).
+struct RankOp {
+  OpKind kind = OpKind::kWait;
+  std::uint32_t peer = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t tag = 0;
+};
+
+// Links of tree position `p` of the in-order binary tree on positions 0..n-1 (-1: none).
+struct TreeLinks {
+  std::int64_t parent = -1;
+  std::array<std::int64_t, 2> children{-1, -1};
+};
+TreeLinks binary_tree_links(std::uint32_t n, std::uint32_t position);
+// Position of `rank` in tree 0 (A) or 1 (B) of the double binary tree, and the inverse.
+std::uint32_t tree_position(std::uint32_t n, std::uint32_t tree, std::uint32_t rank);
+std::uint32_t tree_rank(std::uint32_t n, std::uint32_t tree, std::uint32_t position);
+// Levels below the root of the in-order tree (0 for n == 1).
+std::uint32_t binary_tree_depth(std::uint32_t n);
+
+class TreeAllReduce {
+ public:
+  TreeAllReduce(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes);
+  std::optional<RankOp> op(std::uint32_t rank, std::uint64_t index) const;
+  std::uint64_t chunks() const { return chunks_; }
+
+ private:
+  std::uint64_t chunk_size(std::uint32_t tree, std::uint64_t chunk) const;
+
+  std::uint32_t n_;
+  std::array<std::uint64_t, 2> half_;  // bytes carried by each tree
+  std::uint64_t chunk_bytes_;
+  std::uint64_t chunks_;
+  std::uint64_t depth_;  // levels below the root
+};
+
+class HierarchicalAllReduce {
+ public:
+  // `local`: ranks per node (n must be a multiple).
+  HierarchicalAllReduce(std::uint32_t n, std::uint32_t local, std::uint64_t bytes);
+  std::optional<RankOp> op(std::uint32_t rank, std::uint64_t index) const;
+
+ private:
+  std::uint32_t n_, local_, nodes_;
+  std::uint64_t bytes_;
+};
+
+}  // namespace warpsim::cluster
