@@ -186,6 +186,7 @@ void add_report(io::KeyValueReport& report, const spec::ExperimentSpec& exp, con
     report.add("system mtbf hours", cp.mtbf_s / 3600, 3);
     report.add("checkpoint seconds", cp.checkpoint_s, 6);
     report.add("checkpoint seconds source", std::string(r.has_checkpoint_seconds() ? "spec" : "simulated"));
+    report.add("restart seconds", cp.restart_s, 3);
     report.add("step seconds without checkpoints", clean_step_s, 6);
     report.add("checkpoint interval steps", static_cast<std::uint64_t>(interval_steps(exp)));
     report.add("checkpoint interval seconds", interval_s, 3);
