@@ -141,7 +141,13 @@ const std::vector<std::string>& index_metric_keys() {
                                              "exposed communication fraction",
                                              "network bytes per gpu per step",
                                              "events committed",
-                                             "wall seconds"};
+                                             "wall seconds",
+                                             // Economics (docs/energy-cost.md): NaN without cost/reliability.
+                                             "goodput",
+                                             "it energy joules per token",
+                                             "cost usd per million tokens",
+                                             "carbon kgco2e per million tokens",
+                                             "training run cost usd"};
   return keys;
 }
 
