@@ -187,6 +187,17 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
                   static_cast<unsigned long long>(bytes), r.wall_seconds,
                   r.wall_seconds > 0 ? static_cast<double>(r.total.committed) / r.wall_seconds : 0.0,
                   static_cast<unsigned long long>(r.total.rolled_back), r.ranks);
+      if (r.ranks > 1) {  // where parallel time goes: cross-rank traffic and rollbacks
+        const auto& t = r.total;
+        std::printf(
+            "# %llu bytes: committed remote %.1f%%, %llu rollbacks, %llu anti-messages, %llu GVT rounds, "
+            "%llu MPI messages, %llu throttle waits\n",
+            static_cast<unsigned long long>(bytes),
+            t.committed > 0 ? 100.0 * static_cast<double>(t.committed_remote) / t.committed : 0.0,
+            static_cast<unsigned long long>(t.rollbacks), static_cast<unsigned long long>(t.anti_sent),
+            static_cast<unsigned long long>(t.gvt_rounds), static_cast<unsigned long long>(t.mpi_messages),
+            static_cast<unsigned long long>(t.throttle_waits));
+      }
       std::fflush(stdout);
     }
     if (bytes > max_bytes / static_cast<std::uint64_t>(o.step_factor) || bytes == 0) break;

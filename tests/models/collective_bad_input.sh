@@ -22,6 +22,8 @@ sed 's/bandwidth_gbps: 400 latency_ns: 500 }$/bandwidth_gbps: 0 latency_ns: 500 
 sed 's/nodes: 4/nodes: 64/' "$GOOD" >"$TMP/radix.textproto"
 sed 's/topology: "fat_tree"/topology: "hypercube"/' "$GOOD" >"$TMP/topology.textproto"
 sed 's/radix: 8/radixx: 8/' "$GOOD" >"$TMP/typo.textproto"
+sed 's/fidelity: "packet"/fidelity: "fluid"/' "$GOOD" >"$TMP/fidelity.textproto"
+sed 's/fidelity: "packet"/switching: "wormhole"/' "$GOOD" >"$TMP/switching.textproto"
 
 np=1
 expect_usage_error "$np" "fat_tree.links[0].bandwidth_gbps" collective --cluster "$TMP/zero_bw.textproto"
@@ -32,6 +34,11 @@ expect_usage_error "$np" "--cluster" collective --cluster "$TMP/missing.textprot
 expect_usage_error "$np" "--cluster" collective
 expect_usage_error "$np" "--op" collective --cluster "$GOOD" --op allsum
 expect_usage_error "$np" "--algo" collective --cluster "$GOOD" --algo butterfly
+expect_usage_error "$np" "--algorithm" collective --cluster "$GOOD" --algorithm tree --op alltoall
+expect_usage_error "$np" "--local-gpus" collective --cluster "$GOOD" --algorithm hierarchical --local-gpus 3
+expect_usage_error "$np" "--fidelity" collective --cluster "$GOOD" --fidelity fluid
+expect_usage_error "$np" "network.fidelity" collective --cluster "$TMP/fidelity.textproto"
+expect_usage_error "$np" "network.switching" collective --cluster "$TMP/switching.textproto"
 expect_usage_error "$np" "--gpus" collective --cluster "$GOOD" --gpus 17
 expect_usage_error "$np" "--gpus" collective --cluster "$GOOD" --gpus 5 --stride 4
 expect_usage_error "$np" "--min-bytes" collective --cluster "$GOOD" --min-bytes 1XB
