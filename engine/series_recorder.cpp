@@ -6,6 +6,11 @@
 
 namespace warpsim {
 
+namespace {
+// Rows start with room for this many samples and double when a record needs more.
+constexpr std::uint64_t kInitialSamples = 64;
+}  // namespace
+
 std::string_view to_string(Aggregation aggregation) {
   switch (aggregation) {
     case Aggregation::kSum:
@@ -23,10 +28,12 @@ SeriesRecorder::SeriesRecorder(SimTime interval, SimTime end_time)
   if (interval == 0) throw std::invalid_argument("sample interval must be > 0");
   if (end_time == 0) throw std::invalid_argument("series end time must be > 0");
   samples_ = end_time / interval + (end_time % interval != 0 ? 1 : 0);
+  capacity_ = std::min(samples_, kInitialSamples);
 }
 
 SeriesRecorder::KindId SeriesRecorder::declare_kind(std::string name, std::uint64_t component_count,
-                                                    std::vector<MetricSpec> metrics) {
+                                                    std::vector<MetricSpec> metrics,
+                                                    std::vector<ColumnSpec> columns) {
   if (name.empty()) throw std::invalid_argument("component kind name must not be empty");
   for (const Kind& k : kinds_) {
     if (k.name == name) throw std::invalid_argument("component kind '" + name + "' declared twice");
@@ -39,6 +46,10 @@ SeriesRecorder::KindId SeriesRecorder::declare_kind(std::string name, std::uint6
         throw std::invalid_argument("kind '" + name + "': metric '" + metrics[i].name + "' declared twice");
     }
   }
+  for (const ColumnSpec& col : columns) {
+    if (col.name.empty() || col.name == "id" || col.name == "name")
+      throw std::invalid_argument("kind '" + name + "': column name '" + col.name + "' is empty or reserved");
+  }
   Kind kind;
   kind.name = std::move(name);
   kind.component_count = component_count;
@@ -46,36 +57,64 @@ SeriesRecorder::KindId SeriesRecorder::declare_kind(std::string name, std::uint6
   kind.values.resize(metrics.size());
   kind.levels.resize(metrics.size());
   kind.metrics = std::move(metrics);
+  kind.columns = std::move(columns);
   kinds_.push_back(std::move(kind));
   return static_cast<KindId>(kinds_.size() - 1);
 }
 
 SeriesRecorder::Component SeriesRecorder::add_component(KindId kind_id, std::uint64_t global_id,
-                                                        std::string name) {
+                                                        std::string name, std::span<const double> columns) {
   Kind& kind = kinds_.at(kind_id);
   if (global_id >= kind.component_count) {
     throw std::invalid_argument("kind '" + kind.name + "': component id " + std::to_string(global_id) +
                                 " outside [0, " + std::to_string(kind.component_count) + ")");
   }
+  if (columns.size() != kind.columns.size()) {
+    throw std::invalid_argument("kind '" + kind.name + "': " + std::to_string(columns.size()) +
+                                " column values for " + std::to_string(kind.columns.size()) + " columns");
+  }
   const auto local = static_cast<std::uint32_t>(kind.ids.size());
   kind.ids.push_back(global_id);
   kind.names.push_back(std::move(name));
+  kind.column_values.insert(kind.column_values.end(), columns.begin(), columns.end());
   // Zero bits are an empty [0, 0) sample and 0.0 sums.
   kind.accumulators.resize(kind.accumulators.size() + kind.stride, 0);
   for (std::size_t m = 0; m < kind.metrics.size(); ++m) {
-    kind.values[m].resize(kind.values[m].size() + samples_, 0.0);
+    kind.values[m].resize(kind.values[m].size() + capacity_, 0.0);
     if (kind.metrics[m].aggregation != Aggregation::kSum) kind.levels[m].emplace_back();
   }
   return Component{kind_id, local};
+}
+
+void SeriesRecorder::reserve(std::uint64_t samples) {
+  if (samples <= capacity_) return;
+  const std::uint64_t cap = std::min(samples_, std::max(samples, 2 * capacity_));
+  for (Kind& kind : kinds_) {
+    for (std::vector<double>& v : kind.values) {
+      std::vector<double> grown(kind.ids.size() * cap, 0.0);
+      for (std::size_t local = 0; local < kind.ids.size(); ++local)
+        std::copy_n(v.begin() + static_cast<std::ptrdiff_t>(local * capacity_), capacity_,
+                    grown.begin() + static_cast<std::ptrdiff_t>(local * cap));
+      v = std::move(grown);
+    }
+  }
+  capacity_ = cap;
+}
+
+double* SeriesRecorder::slot(Kind& kind, std::uint32_t metric, std::uint32_t local, std::uint64_t s) {
+  reserve(s + 1);
+  used_ = std::max(used_, s + 1);
+  return kind.values[metric].data() + static_cast<std::size_t>(local) * capacity_ + s;
 }
 
 void SeriesRecorder::hold(Kind& kind, std::uint32_t metric, std::uint32_t local, SimTime until) {
   Kind::Level& lv = kind.levels[metric][local];
   until = std::min(until, end_time_);
   if (until <= lv.since) return;
-  double* v = kind.values[metric].data() + static_cast<std::size_t>(local) * samples_;
   const std::uint64_t first = lv.since / interval_;
   const std::uint64_t last = (until - 1) / interval_;  // last sample with a non-empty overlap
+  reserve(last + 1);
+  double* v = kind.values[metric].data() + static_cast<std::size_t>(local) * capacity_;
   if (kind.metrics[metric].aggregation == Aggregation::kMax) {
     for (std::uint64_t s = first; s <= last; ++s) v[s] = std::max(v[s], lv.level);
   } else {
@@ -95,8 +134,10 @@ void SeriesRecorder::flush(Kind& kind, std::uint32_t local) {
   for (std::size_t m = 0; m < kind.metrics.size(); ++m) {
     const double sum = std::bit_cast<double>(acc[2 + m]);
     if (sum == 0) continue;
-    kind.values[m][static_cast<std::size_t>(local) * samples_ + sample] += sum;
     acc[2 + m] = std::bit_cast<std::uint64_t>(0.0);
+    if (sample >= samples_) continue;
+    double* v = slot(kind, static_cast<std::uint32_t>(m), local, sample);
+    *v = kind.metrics[m].aggregation == Aggregation::kMax ? std::max(*v, sum) : *v + sum;
   }
 }
 
@@ -105,6 +146,44 @@ void SeriesRecorder::move_cursor(Kind& kind, std::uint32_t local, SimTime t) {
   std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(local) * kind.stride;
   acc[0] = t / interval_ * interval_;
   acc[1] = std::min(end_time_, acc[0] + interval_);
+  used_ = std::max(used_, t / interval_ + 1);
+}
+
+void SeriesRecorder::add_direct(Kind& kind, std::uint32_t local, std::uint32_t metric, SimTime t,
+                                double amount) {
+  *slot(kind, metric, local, t / interval_) += amount;
+}
+
+void SeriesRecorder::peak_direct(Kind& kind, std::uint32_t local, std::uint32_t metric, SimTime t,
+                                 double value) {
+  double* v = slot(kind, metric, local, t / interval_);
+  *v = std::max(*v, value);
+}
+
+void SeriesRecorder::spread(Kind& kind, Component c, std::uint32_t metric, SimTime t0, SimTime t1,
+                            double amount) {
+  if (t1 <= t0) {
+    add(c, metric, t0, amount);
+    return;
+  }
+  if (t0 >= end_time_) return;
+  const SimTime stop = std::min(t1, end_time_);
+  const auto length = static_cast<double>(t1 - t0);
+  const std::uint64_t first = t0 / interval_;
+  const std::uint64_t last = (stop - 1) / interval_;
+  if (first == last && stop == t1) {  // one sample: through the accumulator (moves the cursor there)
+    add(c, metric, t0, amount);
+    return;
+  }
+  double rest = amount;
+  for (std::uint64_t s = first; s <= last; ++s) {
+    const SimTime lo = std::max(t0, s * interval_);
+    const SimTime hi = std::min(stop, (s + 1) * interval_);
+    // The last share takes the remainder, so the shares add up to `amount` exactly.
+    const double share = s == last && stop == t1 ? rest : amount * (static_cast<double>(hi - lo) / length);
+    rest -= share;
+    *slot(kind, metric, c.local, s) += share;
+  }
 }
 
 void SeriesRecorder::set(Component c, std::uint32_t metric, SimTime t, double level) {
@@ -114,33 +193,80 @@ void SeriesRecorder::set(Component c, std::uint32_t metric, SimTime t, double le
   Kind::Level& lv = kind.levels[metric][c.local];
   lv.since = std::max(lv.since, t);
   lv.level = level;
-  if (kind.metrics[metric].aggregation == Aggregation::kMax) {
-    double& slot = kind.values[metric][static_cast<std::size_t>(c.local) * samples_ + t / interval_];
-    slot = std::max(slot, level);
-  }
+  double* s = slot(kind, metric, c.local, t / interval_);
+  if (kind.metrics[metric].aggregation == Aggregation::kMax) *s = std::max(*s, level);
 }
 
-void SeriesRecorder::finish() {
+void SeriesRecorder::coarsen(std::uint64_t factor) {
+  if (finished_) throw std::logic_error("SeriesRecorder::coarsen after finish()");
+  if (factor <= 1) return;
+  for (Kind& kind : kinds_) {
+    for (std::uint32_t local = 0; local < kind.ids.size(); ++local) {
+      flush(kind, local);
+      std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(local) * kind.stride;
+      acc[0] = acc[1] = 0;  // no current sample: the next record places the cursor on the new grid
+    }
+  }
+  const SimTime interval = interval_ * factor;
+  const std::uint64_t samples = end_time_ / interval + (end_time_ % interval != 0 ? 1 : 0);
+  const std::uint64_t capacity = std::min(samples, (capacity_ + factor - 1) / factor);
+  for (Kind& kind : kinds_) {
+    for (std::uint32_t m = 0; m < kind.metrics.size(); ++m) {
+      const bool max = kind.metrics[m].aggregation == Aggregation::kMax;
+      std::vector<double> merged(kind.ids.size() * capacity, 0.0);
+      for (std::size_t local = 0; local < kind.ids.size(); ++local) {
+        const double* from = kind.values[m].data() + local * capacity_;
+        double* to = merged.data() + local * capacity;
+        for (std::uint64_t s = 0; s < capacity_; ++s) {
+          double& slot = to[s / factor];
+          slot = max ? std::max(slot, from[s]) : slot + from[s];
+        }
+      }
+      kind.values[m] = std::move(merged);
+    }
+  }
+  interval_ = interval;
+  samples_ = samples;
+  capacity_ = capacity;
+  used_ = (used_ + factor - 1) / factor;
+}
+
+void SeriesRecorder::finish(SimTime end) {
   if (finished_) return;
   finished_ = true;
+  if (end != 0) end_time_ = std::min(end_time_, end);
+  samples_ = end_time_ / interval_ + (end_time_ % interval_ != 0 ? 1 : 0);
+  reserve(samples_);
   for (Kind& kind : kinds_) {
     for (std::uint32_t local = 0; local < kind.ids.size(); ++local) flush(kind, local);
     for (std::uint32_t m = 0; m < kind.metrics.size(); ++m) {
       if (kind.metrics[m].aggregation == Aggregation::kSum) continue;
-      for (std::uint32_t local = 0; local < kind.ids.size(); ++local) hold(kind, m, local, end_time_);
+      if (!kind.levels[m].empty()) {
+        for (std::uint32_t local = 0; local < kind.ids.size(); ++local) hold(kind, m, local, end_time_);
+      }
       if (kind.metrics[m].aggregation != Aggregation::kTimeAverage) continue;
       for (std::uint32_t local = 0; local < kind.ids.size(); ++local) {
-        double* v = kind.values[m].data() + static_cast<std::size_t>(local) * samples_;
+        double* v = kind.values[m].data() + static_cast<std::size_t>(local) * capacity_;
         for (std::uint64_t s = 0; s < samples_; ++s) {
           const SimTime length = std::min(end_time_, (s + 1) * interval_) - s * interval_;
           v[s] /= static_cast<double>(length);
         }
       }
     }
+    // Rows become exactly sample_count() long, so row() is a plain subspan.
+    for (std::vector<double>& v : kind.values) {
+      std::vector<double> exact(kind.ids.size() * samples_);
+      for (std::size_t local = 0; local < kind.ids.size(); ++local)
+        std::copy_n(v.begin() + static_cast<std::ptrdiff_t>(local * capacity_), samples_,
+                    exact.begin() + static_cast<std::ptrdiff_t>(local * samples_));
+      v = std::move(exact);
+    }
   }
+  capacity_ = samples_;
 }
 
 std::span<const double> SeriesRecorder::row(KindId kind, std::uint32_t metric, std::uint32_t local) const {
+  if (!finished_) throw std::logic_error("SeriesRecorder::row before finish()");
   const auto& values = kinds_.at(kind).values.at(metric);
   return std::span<const double>(values).subspan(static_cast<std::size_t>(local) * samples_, samples_);
 }

@@ -1,8 +1,9 @@
 // The model-facing sampling interface for per-component time series. An LP type declares a component kind
-// (e.g. "gpu") with its metrics, registers the components its local LPs own, and records values ONLY from
-// commit() handlers: committed events are final, so a rollback can never reach the series. Values land on a
-// fixed simulated-time grid [k * interval, (k + 1) * interval) that ends at the run's end time. Memory is
-// (local components x samples x metrics) doubles per rank: it scales only with what the rank owns.
+// (e.g. "gpu") with its metrics and descriptive columns, registers the components its local LPs own, and
+// records values ONLY from commit() handlers: committed events are final, so a rollback can never reach the
+// series. Values land on a fixed simulated-time grid [k * interval, (k + 1) * interval). The grid is
+// allocated lazily as records arrive (a training run's length is not known in advance); finish() cuts it
+// at the run's real end. Memory is (local components x samples used x metrics) doubles per rank.
 // No MPI or HDF5 here: io/ reads a finished recorder and writes it (io/hdf5_series_writer.hpp).
 #pragma once
 
@@ -18,9 +19,10 @@
 namespace warpsim {
 
 enum class Aggregation : std::uint8_t {
-  kSum,          // add(): the sample is the sum of the amounts recorded in the interval (a counter)
-  kMax,          // set(): the sample is the largest level held during the interval (a gauge)
-  kTimeAverage,  // set(): the sample is the time-weighted mean level over the interval (a gauge)
+  kSum,  // add()/add_spread(): the sample is the sum of the amounts recorded in the interval (a counter)
+  kMax,  // set()/peak(): the sample is the largest level held or peak seen during the interval
+  kTimeAverage,  // set() (a level held over time) and/or add()/add_spread() of time integrals (value x ps):
+                 // the sample is the time-weighted mean over the interval
 };
 std::string_view to_string(Aggregation aggregation);
 
@@ -28,6 +30,14 @@ struct MetricSpec {
   std::string name;  // dataset name: /series/<kind>/<name>
   std::string unit;  // e.g. "events", "bytes", "fraction"
   Aggregation aggregation = Aggregation::kSum;
+  std::string description;
+};
+
+// A descriptive per-component column (/components/<kind>/<name>), e.g. a topology coordinate.
+struct ColumnSpec {
+  std::string name;
+  std::string unit;   // "" for indices
+  bool real = false;  // written as float64; otherwise int64
   std::string description;
 };
 
@@ -43,63 +53,113 @@ class SeriesRecorder {
     std::string name;
     std::uint64_t component_count = 0;  // global: ids are dense in [0, component_count)
     std::vector<MetricSpec> metrics;
+    std::vector<ColumnSpec> columns;
     std::vector<std::uint64_t> ids;           // local components' global ids, in registration order
     std::vector<std::string> names;           // same order; may be empty strings
-    std::vector<std::vector<double>> values;  // per metric: [local component][sample]
+    std::vector<double> column_values;        // [local component][column]
+    std::vector<std::vector<double>> values;  // per metric: [local component][capacity]
     struct Level {
       double level = 0;
       SimTime since = 0;
     };
-    std::vector<std::vector<Level>> levels;  // per metric: per local component (gauges only)
-    // Counters accumulate into a small per-component record for the current sample and reach `values`
-    // once per sample, so the per-event path touches one cache line per component instead of missing into
-    // the [component][sample] arrays. Record: [sample start, sample end, one double (as bits) per metric].
+    std::vector<std::vector<Level>> levels;  // per metric: per local component (set() gauges only)
+    // Point records accumulate into a small per-component record for the current sample (sums, or the
+    // peak for kMax metrics) and reach `values` once per sample. The cursor only moves forward: a record
+    // for an earlier sample goes straight to `values`, so a handler recording at a few nearby times (a
+    // packet's arrival, and its later serialization) does not flush back and forth. The
+    // per-event path touches one cache line per component instead of missing into the [component][sample]
+    // arrays. Record: [sample start, sample end, one double (as bits)
+    // per metric].
     std::uint32_t stride = 0;
     std::vector<std::uint64_t> accumulators;
   };
 
-  // interval and end_time in picoseconds; throws std::invalid_argument if either is 0.
+  // interval and end_time (the largest grid end) in picoseconds; throws std::invalid_argument if either
+  // is 0.
   SeriesRecorder(SimTime interval, SimTime end_time);
 
   // Every rank must declare the same kinds in the same order (the writer walks them collectively).
-  KindId declare_kind(std::string name, std::uint64_t component_count, std::vector<MetricSpec> metrics);
-  // Registers a component owned by one of this rank's LPs. All of a component's records must come from
-  // one LP, so that they arrive in time order.
-  Component add_component(KindId kind, std::uint64_t global_id, std::string name = {});
+  KindId declare_kind(std::string name, std::uint64_t component_count, std::vector<MetricSpec> metrics,
+                      std::vector<ColumnSpec> columns = {});
+  // Registers a component owned by one of this rank's LPs, with one value per declared column. All of a
+  // component's records must come from one LP, so that they arrive in time order.
+  Component add_component(KindId kind, std::uint64_t global_id, std::string name = {},
+                          std::span<const double> columns = {});
 
-  // Counter (kSum metrics): adds `amount` to the sample holding time t. Times at/after the end are ignored.
+  // Counter or time integral: adds `amount` to the sample holding time t. Times at/after the end are
+  // ignored.
   void add(Component c, std::uint32_t metric, SimTime t, double amount) {
     Kind& kind = kinds_[c.kind];
     std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(c.local) * kind.stride;
     if (t >= acc[1] || t < acc[0]) {
       if (t >= end_time_) return;
+      if (t < acc[0]) return add_direct(kind, c.local, metric, t, amount);
       move_cursor(kind, c.local, t);
     }
     acc[2 + metric] = std::bit_cast<std::uint64_t>(std::bit_cast<double>(acc[2 + metric]) + amount);
   }
+  // Spreads `amount` over [t0, t1) in proportion to each sample's overlap (e.g. the bytes of a packet over
+  // its serialization, or a busy period's length for a busy fraction). The part at/after the end is
+  // dropped. t1 <= t0 is add(t0).
+  void add_spread(Component c, std::uint32_t metric, SimTime t0, SimTime t1, double amount) {
+    Kind& kind = kinds_[c.kind];
+    std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(c.local) * kind.stride;
+    if (t0 >= acc[0] && t1 <= acc[1] && t1 > t0) {  // within the current sample: the common case
+      acc[2 + metric] = std::bit_cast<std::uint64_t>(std::bit_cast<double>(acc[2 + metric]) + amount);
+      return;
+    }
+    spread(kind, c, metric, t0, t1, amount);
+  }
   // Gauge (kMax / kTimeAverage metrics): the level becomes `level` at time t (levels start at 0 at time 0).
   void set(Component c, std::uint32_t metric, SimTime t, double level);
+  // kMax metrics: `value` (>= 0) was reached at time t (a momentary peak; no level is held afterwards).
+  void peak(Component c, std::uint32_t metric, SimTime t, double value) {
+    Kind& kind = kinds_[c.kind];
+    std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(c.local) * kind.stride;
+    if (t >= acc[1] || t < acc[0]) {
+      if (t >= end_time_) return;
+      if (t < acc[0]) return peak_direct(kind, c.local, metric, t, value);
+      move_cursor(kind, c.local, t);
+    }
+    if (value > std::bit_cast<double>(acc[2 + metric])) acc[2 + metric] = std::bit_cast<std::uint64_t>(value);
+  }
 
-  // Closes every gauge at the end time and turns time integrals into averages. Call once after the run,
-  // before writing; later add()/set() calls are errors.
-  void finish();
+  // Samples touched by a record so far: the grid a run needs ends at used_samples() * interval.
+  std::uint64_t used_samples() const { return used_; }
+
+  // Widens the interval `factor` times, merging each run of `factor` samples (sums add, peaks take the
+  // max, time integrals add). Lets a caller pick a coarser grid once the run's length is known; every
+  // rank must pass the same factor. Call before finish().
+  void coarsen(std::uint64_t factor);
+
+  // Cuts the grid at `end` (0 = the constructor's end_time; at most that), closes every gauge there and
+  // turns time integrals into averages. Call once after the run, before writing; later records are errors.
+  void finish(SimTime end = 0);
   bool finished() const { return finished_; }
 
   SimTime interval() const { return interval_; }
   SimTime end_time() const { return end_time_; }
   std::uint64_t sample_count() const { return samples_; }
   std::span<const Kind> kinds() const { return kinds_; }
-  // One value per local component of `kind` for sample-grid row access: values[metric][local * samples + s].
+  // The samples of one local component after finish(): sample_count() values.
   std::span<const double> row(KindId kind, std::uint32_t metric, std::uint32_t local) const;
 
  private:
   void hold(Kind& kind, std::uint32_t metric, std::uint32_t local, SimTime until);
   void flush(Kind& kind, std::uint32_t local);
   void move_cursor(Kind& kind, std::uint32_t local, SimTime t);
+  void add_direct(Kind& kind, std::uint32_t local, std::uint32_t metric, SimTime t, double amount);
+  void peak_direct(Kind& kind, std::uint32_t local, std::uint32_t metric, SimTime t, double value);
+  void spread(Kind& kind, Component c, std::uint32_t metric, SimTime t0, SimTime t1, double amount);
+  // Makes sample `s` addressable in every row (grows the rows' capacity) and counts it as used.
+  double* slot(Kind& kind, std::uint32_t metric, std::uint32_t local, std::uint64_t s);
+  void reserve(std::uint64_t samples);
 
   SimTime interval_;
   SimTime end_time_;
-  std::uint64_t samples_;
+  std::uint64_t samples_;       // grid length: ceil(end_time / interval)
+  std::uint64_t capacity_ = 0;  // samples allocated per row
+  std::uint64_t used_ = 0;
   std::vector<Kind> kinds_;
   bool finished_ = false;
 };

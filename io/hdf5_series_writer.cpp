@@ -198,6 +198,27 @@ void write_groups(hid_t file, const SeriesRecorder& recorder, const RunMetadata&
       h5::check(H5Tset_strpad(t, H5T_STR_NULLPAD), "padding names");
       write_rows(cg, "name", t, t, sorted_ids, kind.component_count, 0, names.data(), plain, dxpl);
     }
+    // Descriptive columns (topology coordinates and the like), one dataset each.
+    const std::size_t ncols = kind.columns.size();
+    for (std::size_t col = 0; col < ncols; ++col) {
+      const ColumnSpec& spec = kind.columns[col];
+      std::vector<double> reals(order.size());
+      std::vector<std::int64_t> ints(order.size());
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        reals[i] = kind.column_values[static_cast<std::size_t>(order[i]) * ncols + col];
+        ints[i] = static_cast<std::int64_t>(reals[i]);
+      }
+      if (spec.real) {
+        write_rows(cg, spec.name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, sorted_ids, kind.component_count, 0,
+                   reals.data(), plain, dxpl);
+      } else {
+        write_rows(cg, spec.name, H5T_NATIVE_INT64, H5T_STD_I64LE, sorted_ids, kind.component_count, 0,
+                   ints.data(), plain, dxpl);
+      }
+      h5::Handle ds = h5::dataset(H5Dopen2(cg, spec.name.c_str(), H5P_DEFAULT), "opening " + spec.name);
+      write_text_attribute(ds, "unit", spec.unit);
+      write_text_attribute(ds, "description", spec.description);
+    }
 
     h5::Handle sg = make_group(series, kind.name);
     h5::Handle dcpl = series_dcpl(kind.component_count, samples, options.deflate_level);

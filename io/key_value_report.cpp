@@ -8,11 +8,11 @@ namespace warpsim::io {
 void KeyValueReport::add(std::string key, double value, int precision) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", precision, value);
-  add(std::move(key), std::string(buffer));
+  rows_.push_back({std::move(key), std::string(buffer), value});
 }
 
 void KeyValueReport::print(std::ostream& out) const {
-  for (const auto& [key, value] : rows_) out << key << ": " << value << '\n';
+  for (const Row& row : rows_) out << row.key << ": " << row.text << '\n';
   out.flush();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -12,13 +13,21 @@ namespace warpsim::io {
 
 class KeyValueReport {
  public:
-  void add(std::string key, std::string value) { rows_.emplace_back(std::move(key), std::move(value)); }
-  void add(std::string key, std::uint64_t value) { add(std::move(key), std::to_string(value)); }
+  struct Row {
+    std::string key;
+    std::string text;
+    std::optional<double> number;  // the unrounded value of numeric rows (for the HDF5 /summary)
+  };
+  void add(std::string key, std::string value) { rows_.push_back({std::move(key), std::move(value), {}}); }
+  void add(std::string key, std::uint64_t value) {
+    rows_.push_back({std::move(key), std::to_string(value), static_cast<double>(value)});
+  }
   void add(std::string key, double value, int precision);
   void print(std::ostream& out) const;
+  const std::vector<Row>& rows() const { return rows_; }
 
  private:
-  std::vector<std::pair<std::string, std::string>> rows_;
+  std::vector<Row> rows_;
 };
 
 }  // namespace warpsim::io

@@ -19,6 +19,7 @@
 #include "io/key_value_report.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
+#include "jobs/cli/run_output.hpp"
 #include "jobs/cli/run_economics.hpp"
 #include "jobs/cli/usage_error.hpp"
 #include "jobs/spec/cluster_spec.hpp"
@@ -42,6 +43,7 @@ struct RunOptions {
   std::string partition_map;
   bool check_only = false;
   bool attribute = false;
+  RunOutputOptions output;
 };
 
 std::string hex(std::uint64_t v) {
@@ -60,8 +62,9 @@ struct Simulated {
 
 Simulated simulate(const cluster::ClusterParams& params, std::shared_ptr<const cluster::GpuProgram> program,
                    const EngineConfig& config, const LpMap& map, std::uint32_t world,
-                   const economics::ProgramWrap& wrap = {}) {
+                   SeriesRecorder* series = nullptr, const economics::ProgramWrap& wrap = {}) {
   cluster::ClusterModel model(params, economics::wrapped(wrap, program));
+  if (series != nullptr) model.record_series(*series);
   Engine engine(model, map, config, MPI_COMM_WORLD);
   Simulated out;
   out.run = engine.run();
@@ -164,7 +167,11 @@ int run_training(RunOptions o, int rank, int ranks) {
                                                              params.storage_targets, ranks, partition_flag);
   const economics::ProgramWrap wrap =
       economics::program_wrap(exp, static_cast<std::uint64_t>(o.engine.seed), world);
-  const Simulated main = simulate(params, program, config, *map, world, wrap);
+  const auto output = RunOutput::prepare(
+      o.output, exp, {std::string(to_string(config.sync)), o.engine.partition, o.engine.seed, ranks},
+      est.step_seconds * steps, config.end_time, MPI_COMM_WORLD);
+  const Simulated main =
+      simulate(params, program, config, *map, world, output ? &output->recorder() : nullptr, wrap);
   const RunResult& r = main.run;
   const std::uint64_t maxes[2] = {main.max_finish_ps, main.max_busy_ps};
   const std::uint64_t sums[3] = {main.sum_busy_ps, 0, main.sum_bytes_sent};
@@ -183,7 +190,7 @@ int run_training(RunOptions o, int rank, int ranks) {
         present = ablated->size(g) != program->size(g);
       }
       if (!present) continue;
-      const Simulated a = simulate(params, ablated, config, *map, world, wrap);
+      const Simulated a = simulate(params, ablated, config, *map, world, nullptr, wrap);
       double delta = static_cast<double>(main.max_finish_ps) - static_cast<double>(a.max_finish_ps);
       // Without pipeline messages the stages no longer wait for each other, so the step also loses the
       // schedule's own dependency wait (compute-only makespan - busiest stage): not communication.
@@ -199,10 +206,13 @@ int run_training(RunOptions o, int rank, int ranks) {
   if (economics::needs_checkpoint_measurement(exp, checkpoints)) {
     auto plain = std::make_shared<const training::TrainingProgram>(
         job, steps, params.storage_targets, training::bit(training::CommClass::kCheckpoint));
-    const Simulated p = simulate(params, plain, config, *map, world, wrap);
+    const Simulated p = simulate(params, plain, config, *map, world, nullptr, wrap);
     without_checkpoints = static_cast<double>(p.max_finish_ps) / static_cast<double>(kPicosPerSecond);
   }
-  if (rank != 0) return 0;
+  if (rank != 0) {
+    if (output) output->write(nullptr, MPI_COMM_WORLD);
+    return 0;
+  }
 
   const double ps = static_cast<double>(kPicosPerSecond);
   const double step_s = static_cast<double>(maxes[0]) / ps / steps;
@@ -262,6 +272,7 @@ int run_training(RunOptions o, int rank, int ranks) {
   report.add("lps", main.lps);
   add_engine_report(report, r);
   report.add("state digest", hex(r.state_digest));
+  if (output) output->write(&report, MPI_COMM_WORLD);
   report.print(std::cout);
   return 0;
 }
@@ -281,8 +292,10 @@ std::function<int()> add_run_command(CLI::App& app, const CommandEnv& env) {
   cmd->add_flag("--check", o->check_only, "validate the spec and print its size, without simulating");
   add_engine_options(*cmd, o->engine);
   add_run_partition_options(*cmd, o->engine, o->partition_map);
+  add_run_output_options(*cmd, o->output);
   return [o, cmd, rank, ranks]() -> int {
     if (!cmd->parsed()) return -1;
+    o->output.interval_given = cmd->get_option("--sample-interval")->count() > 0;
     o->sync_given = cmd->get_option("--sync")->count() > 0;
     o->seed_given = cmd->get_option("--seed")->count() > 0;
     o->partition_given = cmd->get_option("--partition")->count() > 0;

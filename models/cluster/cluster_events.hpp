@@ -18,7 +18,7 @@ enum EventKind : std::uint16_t {
   kPacket = 6,          // to a switch or the destination NIC: a packet fully received (store-and-forward)
   kStorageRequest = 7,  // to a storage target
   kFlowStart = 8,       // flow fidelity, NIC -> flow network: a message starts
-  kFlowDone = 9,        // flow fidelity, flow network -> self: a flow's bytes are out (if its version matches)
+  kFlowDone = 9,  // flow fidelity, flow network -> self: a flow's bytes are out (if its version matches)
 };
 
 struct GpuEvent {
@@ -27,7 +27,12 @@ struct GpuEvent {
   std::uint64_t saved_pc = 0;
   SimTime saved_finish = 0;
   std::uint8_t saved_flags = 0;
-  std::uint8_t pad[7] = {};
+  // Written by forward for commit (the time series): the flags after the event, the ops it ran and the
+  // message bytes they posted.
+  std::uint8_t result_flags = 0;
+  std::uint16_t pad = 0;
+  std::uint32_t ops_run = 0;
+  std::uint64_t sent_bytes = 0;
 };
 
 struct TxEvent {

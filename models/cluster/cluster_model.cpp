@@ -16,6 +16,14 @@ ClusterModel::ClusterModel(const ClusterParams& params, std::shared_ptr<const Gp
       flow_nic_(topo_),
       flow_net_(topo_) {}
 
+void ClusterModel::record_series(SeriesRecorder& recorder) {
+  series_ = std::make_unique<ClusterSeries>(recorder, topo_);
+  gpu_.set_series(series_.get());
+  nic_.set_series(series_.get());
+  switch_.set_series(series_.get());
+  storage_.set_series(series_.get());
+}
+
 LpType& ClusterModel::type(std::size_t index) {
   switch (index) {
     case 0:

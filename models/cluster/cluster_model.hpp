@@ -8,6 +8,7 @@
 
 #include "engine/model.hpp"
 #include "models/cluster/cluster_params.hpp"
+#include "models/cluster/cluster_series.hpp"
 #include "models/cluster/fat_tree.hpp"
 #include "models/cluster/flow_network.hpp"
 #include "models/cluster/flow_nic_lp.hpp"
@@ -35,6 +36,9 @@ class ClusterModel final : public Model {
   const NicLp& nics() const { return nic_; }
   const SwitchLp& switches() const { return switch_; }
   const StorageLp& storage() const { return storage_; }
+  // Records per-component time series into `recorder` (declares the kinds now; call before the engine
+  // is built, which adds the LPs). The recorder must outlive the model.
+  void record_series(SeriesRecorder& recorder);
   const FlowNicLp& flow_nics() const { return flow_nic_; }
   const FlowNetworkLp& flow_network() const { return flow_net_; }
 
@@ -44,6 +48,7 @@ class ClusterModel final : public Model {
   NicLp nic_;
   SwitchLp switch_;
   StorageLp storage_;
+  std::unique_ptr<ClusterSeries> series_;
   FlowNicLp flow_nic_;
   FlowNetworkLp flow_net_;
 };

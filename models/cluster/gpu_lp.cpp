@@ -34,6 +34,7 @@ std::uint32_t GpuLp::add_lp(LpId id) {
   State s;
   s.id = id;
   s.gpu = topo_.gpu_of(id);
+  if (series_ != nullptr) series_->add_gpu(id);  // component local index == slot
   states_.push_back(std::move(s));
   return static_cast<std::uint32_t>(states_.size() - 1);
 }
@@ -152,7 +153,11 @@ void GpuLp::forward(std::uint32_t slot, LpContext& ctx) {
     default:
       throw std::logic_error("gpu: unexpected event kind " + std::to_string(ctx.kind()));
   }
+  const std::uint64_t sent_before = s.bytes_sent;
   advance(s, ctx);
+  e.result_flags = static_cast<std::uint8_t>((s.computing ? kComputing : 0) | (s.done ? kDone : 0));
+  e.ops_run = static_cast<std::uint32_t>(s.pc - e.saved_pc);
+  e.sent_bytes = s.bytes_sent - sent_before;
 }
 
 void GpuLp::reverse(std::uint32_t slot, LpContext& ctx) {
@@ -177,6 +182,27 @@ void GpuLp::reverse(std::uint32_t slot, LpContext& ctx) {
   s.computing = (e.saved_flags & kComputing) != 0;
   s.done = (e.saved_flags & kDone) != 0;
   s.finish_ps = e.saved_finish;
+}
+
+void GpuLp::commit(std::uint32_t slot, LpContext& ctx) {
+  if (series_ == nullptr) return;
+  // The ops this event ran start now. A compute op stops the loop, so one that started here is the last
+  // op run; only it is fetched again (op lookups cost as much as the rest of the handler).
+  const auto& e = ctx.payload<GpuEvent>();
+  SeriesRecorder& rec = series_->recorder();
+  const SeriesRecorder::Component c{series_->gpu_kind(), slot};
+  const SimTime now = ctx.now();
+  if (e.sent_bytes != 0) rec.add(c, gpu_metric::kBytesSent, now, static_cast<double>(e.sent_bytes));
+  if (e.ops_run != 0 && (e.result_flags & kComputing) != 0) {
+    const GpuOp op = op_at(states_[slot], e.saved_pc + e.ops_run - 1);
+    const SimTime end = now + op.duration_ps;
+    rec.add_spread(c, gpu_metric::kBusy, now, end, static_cast<double>(op.duration_ps));
+    if (op.flops != 0) rec.add_spread(c, gpu_metric::kFlops, now, end, op.flops);
+    if (op.hbm_bytes != 0) rec.add_spread(c, gpu_metric::kHbmBytes, now, end, op.hbm_bytes);
+  }
+  const bool waiting = (e.result_flags & (kComputing | kDone)) == 0;
+  if (waiting != ((e.saved_flags & (kComputing | kDone)) == 0) || e.ops_run != 0)
+    rec.set(c, gpu_metric::kCommWait, now, waiting ? 1.0 : 0.0);
 }
 
 std::uint64_t GpuLp::digest(std::uint32_t slot) const {

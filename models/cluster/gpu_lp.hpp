@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/lp_type.hpp"
+#include "models/cluster/cluster_series.hpp"
 #include "models/cluster/fat_tree.hpp"
 #include "models/cluster/gpu_program.hpp"
 
@@ -19,7 +20,7 @@ class GpuLp final : public LpType {
  public:
   struct State {
     LpId id = 0;
-    std::uint32_t gpu = 0;          // GPU index (the program's and the collectives' numbering)
+    std::uint32_t gpu = 0;        // GPU index (the program's and the collectives' numbering)
     std::uint64_t pc = 0;         // index of the next op to run
     std::uint32_t pending = 0;    // posted sends and storage requests not yet complete
     std::uint32_t unmatched = 0;  // posted receives whose message has not arrived
@@ -42,7 +43,10 @@ class GpuLp final : public LpType {
   void init(std::uint32_t slot, LpContext& ctx) override;
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
+  void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
+  // Time series (null = none); set before the engine adds LPs.
+  void set_series(ClusterSeries* series) { series_ = series; }
 
   std::size_t size() const { return states_.size(); }
   const State& state(std::uint32_t slot) const { return states_[slot]; }
@@ -56,6 +60,7 @@ class GpuLp final : public LpType {
   const FatTree& topo_;
   std::shared_ptr<const GpuProgram> program_;
   std::vector<State> states_;
+  ClusterSeries* series_ = nullptr;
 };
 
 }  // namespace warpsim::cluster

@@ -25,8 +25,13 @@ struct GpuOp {
   std::uint32_t tag = 0;
   std::uint64_t bytes = 0;
   SimTime duration_ps = 0;
+  // kCompute: the work behind duration_ps, for the time series only (0 where unknown).
+  double flops = 0;
+  double hbm_bytes = 0;
 
-  static GpuOp compute(SimTime duration) { return {OpKind::kCompute, 0, 0, 0, duration}; }
+  static GpuOp compute(SimTime duration, double flops = 0, double hbm_bytes = 0) {
+    return {OpKind::kCompute, 0, 0, 0, duration, flops, hbm_bytes};
+  }
   static GpuOp send(std::uint32_t peer, std::uint64_t bytes, std::uint32_t tag) {
     return {OpKind::kSend, peer, tag, bytes, 0};
   }

@@ -18,6 +18,7 @@ std::uint64_t packet_size(const TxEvent& tx, std::uint32_t packet_bytes) {
 std::uint32_t NicLp::add_lp(LpId id) {
   State s;
   s.id = id;
+  if (series_ != nullptr) series_->add_nic(id);  // component local index == slot
   states_.push_back(s);
   return static_cast<std::uint32_t>(states_.size() - 1);
 }
@@ -96,6 +97,34 @@ void NicLp::reverse(std::uint32_t slot, LpContext& ctx) {
     --s.packets_rx;
     if (p.last) --s.messages_rx;
   }
+}
+
+void NicLp::commit(std::uint32_t slot, LpContext& ctx) {
+  if (series_ == nullptr) return;
+  SeriesRecorder& rec = series_->recorder();
+  const SeriesRecorder::Component c{series_->nic_kind(), slot};
+  const SimTime now = ctx.now();
+  if (ctx.kind() == kPacket) {
+    rec.add(c, nic_metric::kRxBytes, now, ctx.payload<Packet>().bytes);
+    return;
+  }
+  // The packet forward() serialized: same port, start and length (mirrors forward).
+  const auto& tx = ctx.payload<TxEvent>();
+  const LpId id = states_[slot].id;
+  const PortPeer peer = topo_.peer(id, topo_.route(id, tx.src_gpu, tx.dst_gpu, 0));
+  const std::uint64_t bytes = packet_size(tx, topo_.params().packet_bytes);
+  const SimTime ser = serialization_ps(bytes, peer.link.bandwidth_gbps);
+  const SimTime start = std::max(now, tx.saved_busy);
+  const auto b = static_cast<double>(bytes);
+  rec.add_spread(c, nic_metric::kTxBytes, start, start + ser, b);
+  if (topo_.kind_of(peer.lp) == LpKind::kNvSwitch)
+    rec.add_spread(c, nic_metric::kNvlinkTxBytes, start, start + ser, b);
+  const std::uint64_t backlog =
+      tx.saved_busy > now ? bytes_in(tx.saved_busy - now, peer.link.bandwidth_gbps) : 0;
+  rec.peak(c, nic_metric::kQueueMax, now, static_cast<double>(backlog + bytes));
+  // Its bytes wait (start - now), then drain linearly: area = bytes x (wait + ser / 2).
+  rec.add_spread(c, nic_metric::kQueueMean, now, start + ser,
+                 b * (static_cast<double>(start - now) + 0.5 * static_cast<double>(ser)));
 }
 
 std::uint64_t NicLp::digest(std::uint32_t slot) const {

@@ -12,6 +12,7 @@ namespace warpsim::cluster {
 std::uint32_t StorageLp::add_lp(LpId id) {
   State s;
   s.id = id;
+  if (series_ != nullptr) series_->add_storage(id);  // component local index == slot
   states_.push_back(s);
   return static_cast<std::uint32_t>(states_.size() - 1);
 }
@@ -46,6 +47,26 @@ void StorageLp::reverse(std::uint32_t slot, LpContext& ctx) {
   --s.requests;
   (r.write ? s.bytes_written : s.bytes_read) -= r.bytes;
   s.busy_ps -= serialization_ps(r.bytes, topo_.params().storage_bandwidth_gbps);
+}
+
+void StorageLp::commit(std::uint32_t slot, LpContext& ctx) {
+  if (series_ == nullptr) return;
+  // The request forward() queued: same service start, service end and completion (mirrors forward).
+  const auto& r = ctx.payload<StorageEvent>();
+  const auto& p = topo_.params();
+  const SimTime now = ctx.now();
+  const SimTime start = std::max(now, r.saved_busy);
+  const SimTime served = start + serialization_ps(r.bytes, p.storage_bandwidth_gbps);
+  const SimTime done = std::max(served, now + serialization_ps(r.bytes, p.storage_client_gbps));
+  SeriesRecorder& rec = series_->recorder();
+  const SeriesRecorder::Component c{series_->storage_kind(), slot};
+  const auto b = static_cast<double>(r.bytes);
+  rec.add_spread(c, r.write ? storage_metric::kWriteBytes : storage_metric::kReadBytes, start, served, b);
+  rec.add(c, storage_metric::kRequests, now, 1.0);
+  rec.add_spread(c, storage_metric::kQueuedRequests, now, done, static_cast<double>(done - now));
+  const std::uint64_t backlog =
+      r.saved_busy > now ? bytes_in(r.saved_busy - now, p.storage_bandwidth_gbps) : 0;
+  rec.peak(c, storage_metric::kQueueMax, now, static_cast<double>(backlog + r.bytes));
 }
 
 std::uint64_t StorageLp::digest(std::uint32_t slot) const {

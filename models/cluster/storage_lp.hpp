@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/lp_type.hpp"
+#include "models/cluster/cluster_series.hpp"
 #include "models/cluster/fat_tree.hpp"
 
 namespace warpsim::cluster {
@@ -29,7 +30,10 @@ class StorageLp final : public LpType {
   void init(std::uint32_t, LpContext&) override {}
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
+  void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
+  // Time series (null = none); set before the engine adds LPs.
+  void set_series(ClusterSeries* series) { series_ = series; }
 
   const State& state(std::uint32_t slot) const { return states_[slot]; }
   std::optional<std::uint32_t> slot_of(LpId id) const;
@@ -37,6 +41,7 @@ class StorageLp final : public LpType {
  private:
   const FatTree& topo_;
   std::vector<State> states_;
+  ClusterSeries* series_ = nullptr;
 };
 
 }  // namespace warpsim::cluster

@@ -13,6 +13,7 @@ std::uint32_t SwitchLp::add_lp(LpId id) {
   State s;
   s.id = id;
   s.ports.resize(topo_.port_count(id));
+  if (series_ != nullptr) port0_.push_back(series_->add_switch(id));
   states_.push_back(std::move(s));
   return static_cast<std::uint32_t>(states_.size() - 1);
 }
@@ -25,8 +26,8 @@ std::optional<std::uint32_t> SwitchLp::slot_of(LpId id) const {
 
 SimTime SwitchLp::ready_time(SimTime tail_arrival, std::uint32_t in_ser_ps) const {
   // Cut-through: the head came in_ser_ps before the tail, and the port could start on it from then.
-  const SimTime head = topo_.params().cut_through ? tail_arrival - std::min<SimTime>(in_ser_ps, tail_arrival)
-                                                  : tail_arrival;
+  const SimTime head =
+      topo_.params().cut_through ? tail_arrival - std::min<SimTime>(in_ser_ps, tail_arrival) : tail_arrival;
   return head + topo_.params().switch_latency_ps;
 }
 
@@ -77,6 +78,28 @@ void SwitchLp::reverse(std::uint32_t slot, LpContext& ctx) {
   q.bytes_tx -= p.bytes;
   q.busy_ps -= serialization_ps(p.bytes, peer.link.bandwidth_gbps);
   --s.packets;
+}
+
+void SwitchLp::commit(std::uint32_t slot, LpContext& ctx) {
+  if (series_ == nullptr) return;
+  // The packet forward() queued: same port, ready time, start and length (mirrors forward).
+  const auto& p = ctx.payload<Packet>();
+  const LpId id = states_[slot].id;
+  const std::uint32_t port = topo_.route(id, p.src_gpu, p.dst_gpu, flow_hash(p.src_gpu, p.dst_gpu, p.tag));
+  const double gbps = topo_.peer(id, port).link.bandwidth_gbps;
+  const SimTime ready = ready_time(ctx.now(), p.in_ser_ps);
+  const SimTime start = std::max(ready, p.saved_busy);
+  const SimTime end = start + serialization_ps(p.bytes, gbps);
+  SeriesRecorder& rec = series_->recorder();
+  const SeriesRecorder::Component c{series_->port_kind(), port0_[slot] + port};
+  const auto b = static_cast<double>(p.bytes);
+  rec.add_spread(c, port_metric::kBytes, start, end, b);
+  const std::uint64_t d = depth(p.saved_busy, ready, gbps, p.bytes);
+  rec.peak(c, port_metric::kQueueMax, ready, static_cast<double>(d));
+  // Its bytes wait (start - ready), then drain linearly: area = bytes x (wait + serialization / 2).
+  rec.add_spread(c, port_metric::kQueueMean, ready, end,
+                 b * (static_cast<double>(start - ready) + 0.5 * static_cast<double>(end - start)));
+  if (d > topo_.params().switch_buffer_bytes) rec.add(c, port_metric::kOverflows, ready, 1.0);
 }
 
 std::uint64_t SwitchLp::digest(std::uint32_t slot) const {

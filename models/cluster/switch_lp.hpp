@@ -1,10 +1,10 @@
 // Switch logical process (leaf, spine/aggregation, core, and the per-node NVSwitch): store-and-forward
-// (or cut-through: the port may start on a packet once its head is in) with one FIFO output queue per port. A packet that has fully arrived waits network.switch_latency_ns,
-// then queues behind the port's backlog (the port's busy horizon), serializes at the port's link
-// bandwidth and reaches the next hop after the link latency. Queue depth is derived from the busy horizon,
-// so congestion and incast emerge without per-packet queue entries in state. The fabric is lossless:
-// a packet that would exceed network.switch_buffer_bytes is counted as an overflow (where a real fabric
-// would pause the sender), not dropped.
+// (or cut-through: the port may start on a packet once its head is in) with one FIFO output queue per port. A
+// packet that has fully arrived waits network.switch_latency_ns, then queues behind the port's backlog (the
+// port's busy horizon), serializes at the port's link bandwidth and reaches the next hop after the link
+// latency. Queue depth is derived from the busy horizon, so congestion and incast emerge without per-packet
+// queue entries in state. The fabric is lossless: a packet that would exceed network.switch_buffer_bytes is
+// counted as an overflow (where a real fabric would pause the sender), not dropped.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/lp_type.hpp"
+#include "models/cluster/cluster_series.hpp"
 #include "models/cluster/fat_tree.hpp"
 
 namespace warpsim::cluster {
@@ -39,7 +40,10 @@ class SwitchLp final : public LpType {
   void init(std::uint32_t, LpContext&) override {}
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
+  void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
+  // Time series (null = none); set before the engine adds LPs.
+  void set_series(ClusterSeries* series) { series_ = series; }
 
   std::size_t size() const { return states_.size(); }
   const State& state(std::uint32_t slot) const { return states_[slot]; }
@@ -54,6 +58,8 @@ class SwitchLp final : public LpType {
 
   const FatTree& topo_;
   std::vector<State> states_;
+  ClusterSeries* series_ = nullptr;
+  std::vector<std::uint32_t> port0_;  // [slot] -> series component of the switch's port 0
 };
 
 }  // namespace warpsim::cluster

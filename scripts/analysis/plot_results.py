@@ -3,7 +3,10 @@
 
 For every component kind in /series (or the --metric ones): a heatmap of the metric per component over
 simulated time, and the distribution of the metric's per-component score across components; plus one bar
-chart of /summary. Generic over kinds: PHOLD LPs today, GPUs, NICs and switch ports later.
+chart of /summary. Training results (`warpsim run --output`) also get the three plots docs/analysis.md
+shows: gpu_utilization.png (GPU busy fraction heatmap over time), link_utilization.png (distribution of
+switch-port utilization by tier) and step_breakdown.png (step time split into compute, pipeline bubble
+and exposed communication).
 
 Usage: /usr/bin/python3 scripts/analysis/plot_results.py RESULTS.h5 OUTDIR [--metric KIND/METRIC ...]
 Needs Debian's python3-h5py, python3-numpy and python3-matplotlib (run it with /usr/bin/python3).
@@ -102,6 +105,96 @@ def plot_summary(group, path):
     plt.close(fig)
 
 
+TIER_NAMES = {0: "NVSwitch (NVLink)", 1: "leaf", 2: "spine / aggregation", 3: "core"}
+
+
+def plot_gpu_utilization(f, times, time_unit, path):
+    busy = f["series/gpu/busy"][()]
+    gpus = busy.shape[0]
+    # GPUs without work (beyond the job's world size) stay idle: show the job's GPUs only.
+    active = np.flatnonzero(busy.sum(axis=1) > 0)
+    shown = busy[: active.max() + 1] if len(active) else busy
+    rows = shown.shape[0]
+    label = "GPU id"
+    if rows > MAX_HEATMAP_ROWS:
+        bands = np.array_split(np.arange(rows), MAX_HEATMAP_ROWS)
+        shown = np.stack([shown[b].mean(axis=0) for b in bands])
+        label = f"GPU id (bands of ~{rows // MAX_HEATMAP_ROWS}, mean)"
+    fig, ax = plt.subplots(figsize=(10, 5))
+    interval = times[1] - times[0] if len(times) > 1 else 1.0
+    extent = [times[0] if len(times) else 0, (times[-1] + interval) if len(times) else 1, rows, 0]
+    image = ax.imshow(shown, aspect="auto", interpolation="nearest", extent=extent, cmap="magma", vmin=0, vmax=1)
+    fig.colorbar(image, ax=ax, label="busy fraction (compute)")
+    ax.set_xlabel(f"simulated time [{time_unit}]")
+    ax.set_ylabel(label)
+    ax.set_title(f"GPU utilization: {rows} of {gpus} GPUs, mean busy {busy[:rows].mean():.3f}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def plot_link_utilization(f, path):
+    interval_s = float(f["series"].attrs["interval_ps"]) * 1e-12
+    nbytes = f["series/switch_port/bytes"][()]
+    comps = f["components/switch_port"]
+    tier = comps["tier"][()]
+    capacity = comps["bandwidth_gbps"][()] * 1e9 / 8 * interval_s  # bytes one sample can carry
+    util = nbytes / capacity[:, None]
+    # The window in which the job ran: samples where any port carried traffic.
+    busy_samples = np.flatnonzero(nbytes.sum(axis=0) > 0)
+    window = util[:, busy_samples.min() : busy_samples.max() + 1] if len(busy_samples) else util
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+    bins = np.linspace(0, 1, 41)
+    for t in sorted(set(tier.tolist())):
+        sel = tier == t
+        name = TIER_NAMES.get(int(t), f"tier {t}")
+        left.hist(window[sel].mean(axis=1), bins=bins, histtype="step", linewidth=1.5, label=f"{name} ({sel.sum()})")
+        samples = window[sel].ravel()
+        right.hist(samples[samples > 0], bins=bins, histtype="step", linewidth=1.5, label=name)
+    left.set_xlabel("mean utilization per port over the run")
+    left.set_ylabel("ports")
+    left.set_yscale("log")
+    left.legend(fontsize=8)
+    right.set_xlabel("utilization per port and sample (non-idle samples)")
+    right.set_ylabel("port-samples")
+    right.set_yscale("log")
+    fig.suptitle(f"switch output-port utilization ({util.shape[0]} ports, {interval_s * 1e6:.4g} us samples)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def plot_step_breakdown(summary, path):
+    def get(name):
+        return float(summary[name][()]) if name in summary else 0.0
+
+    parts = [
+        ("compute", get("compute_seconds"), "tab:green"),
+        ("pipeline bubble", get("pipeline_bubble_seconds"), "tab:orange"),
+        ("exposed communication", get("exposed_communication_seconds"), "tab:red"),
+    ]
+    step = get("step_seconds")
+    # What-if attribution (warpsim run --attribute), when present.
+    attributed = sorted(n for n in summary if n.startswith("exposed_") and n not in ("exposed_communication_seconds",)
+                        and n.endswith("seconds"))
+    fig, ax = plt.subplots(figsize=(9, 2.6 + 0.3 * len(attributed)))
+    left = 0.0
+    for name, value, color in parts:
+        ax.barh(["step"], [value], left=left, color=color, label=f"{name} {value * 1e3:.3f} ms")
+        left += value
+    for i, name in enumerate(attributed):
+        ax.barh([name.removeprefix("exposed_").removesuffix("_seconds").replace("_", " ")], [get(name)],
+                color="tab:purple")
+    ax.axvline(step, color="black", linestyle="--", linewidth=1, label=f"step time {step * 1e3:.3f} ms")
+    ax.set_xlabel("seconds per training step")
+    mfu = get("mfu")
+    ax.set_title(f"step-time breakdown (MFU {mfu:.3f}, {get('tflops_per_gpu'):.1f} TFLOP/s per GPU)")
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", help="HDF5 file written by warpsim --output")
@@ -131,6 +224,18 @@ def main():
             distribution = os.path.join(args.outdir, f"distribution_{slug}.png")
             plot_distribution(series[name], kind, metric, distribution)
             written += [heatmap, distribution]
+        if "gpu" in series and "busy" in series["gpu"]:
+            path = os.path.join(args.outdir, "gpu_utilization.png")
+            plot_gpu_utilization(f, times, time_unit, path)
+            written.append(path)
+        if "switch_port" in series and "bytes" in series["switch_port"]:
+            path = os.path.join(args.outdir, "link_utilization.png")
+            plot_link_utilization(f, path)
+            written.append(path)
+        if "summary" in f and "step_seconds" in f["summary"]:
+            path = os.path.join(args.outdir, "step_breakdown.png")
+            plot_step_breakdown(f["summary"], path)
+            written.append(path)
         if "summary" in f and len(f["summary"]):
             summary = os.path.join(args.outdir, "summary.png")
             plot_summary(f["summary"], summary)

@@ -1,0 +1,228 @@
+// The results file of `warpsim run` (see run_output.hpp).
+#include "jobs/cli/run_output.hpp"
+
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "io/hdf5_series_writer.hpp"
+#include "jobs/cli/usage_error.hpp"
+
+namespace warpsim::cli {
+
+namespace {
+
+// Report keys that describe the run's cost or configuration, not the simulated result: they go to /meta,
+// so that /summary compares equal between sync modes, rank counts and partitions. The same list as the
+// volatile keys of tests/training/run_oracle.sh.
+const std::set<std::string>& run_cost_keys() {
+  static const std::set<std::string> keys = {
+      "sync",         "ranks",          "partition",           "events processed",      "events rolled back",
+      "efficiency",   "rollbacks",      "remote events",       "remote event fraction", "event rate",
+      "wall seconds", "peak rss bytes", "peak rss bytes total"};
+  return keys;
+}
+
+std::string dataset_name(const std::string& key) {
+  std::string name = key;
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The unit of a report key, from its wording (keys carry their unit in their name).
+std::string unit_of(const std::string& key) {
+  if (key == "tokens per second") return "tokens/s";
+  if (key.find("tflops per gpu") != std::string::npos) return "TFLOP/s";
+  if (key.find("seconds") != std::string::npos) return "s";
+  if (key == "mfu" || key == "hfu" || ends_with(key, "fraction")) return "fraction";
+  if (key.find("bytes") != std::string::npos) return "bytes";
+  if (key.find("events") != std::string::npos) return "events";
+  if (key == "gpus" || key == "cluster gpus") return "GPUs";
+  if (key == "lps") return "LPs";
+  if (key == "steps") return "steps";
+  if (key == "microbatches per step") return "microbatches";
+  if (key == "checkpoints per step") return "checkpoints";
+  return "";
+}
+
+// Rank 0's report rows on every rank (unit separator / record separator framing).
+std::vector<io::KeyValueReport::Row> broadcast_rows(const io::KeyValueReport* report, MPI_Comm comm) {
+  std::string wire;
+  if (report != nullptr) {
+    char number[40];
+    for (const auto& row : report->rows()) {
+      std::snprintf(number, sizeof number, "%.17g", row.number.value_or(0.0));
+      wire += row.key + '\x1f' + row.text + '\x1f' + (row.number ? number : "") + '\x1e';
+    }
+  }
+  int length = static_cast<int>(wire.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  wire.resize(static_cast<std::size_t>(length));
+  if (length > 0) MPI_Bcast(wire.data(), length, MPI_CHAR, 0, comm);
+  std::vector<io::KeyValueReport::Row> rows;
+  std::size_t at = 0;
+  while (at < wire.size()) {
+    const std::size_t end = wire.find('\x1e', at);
+    const std::string rec = wire.substr(at, end - at);
+    const std::size_t a = rec.find('\x1f'), b = rec.find('\x1f', a + 1);
+    io::KeyValueReport::Row row{rec.substr(0, a), rec.substr(a + 1, b - a - 1), {}};
+    if (b + 1 < rec.size()) row.number = std::strtod(rec.c_str() + b + 1, nullptr);
+    rows.push_back(std::move(row));
+    at = end + 1;
+  }
+  return rows;
+}
+
+}  // namespace
+
+void add_run_output_options(CLI::App& command, RunOutputOptions& o) {
+  CLI::Option* output = command.add_option(
+      "--output", o.path,
+      "write the results file (HDF5: per-component time series, meta, summary; docs/hdf5-layout.md)");
+  command
+      .add_option("--sample-interval", o.sample_interval_ns,
+                  "series sample interval in ns (overrides simulation.sample_interval_ns; default: the "
+                  "spec's, else about 200 samples over the estimated run)")
+      ->needs(output);
+  command.add_flag("--overwrite", o.overwrite, "replace an existing --output file")->needs(output);
+  command.add_option("--compression", o.compression, "deflate level 0-9 of the series datasets")
+      ->capture_default_str()
+      ->needs(output);
+}
+
+SimTime automatic_interval_ps(double seconds) {
+  const double target_ns = seconds * 1e9 / 200;
+  if (!(target_ns >= 1) || !std::isfinite(target_ns)) return kPicosPerNano;
+  const double decade = std::pow(10.0, std::floor(std::log10(target_ns)));
+  double nice = decade;
+  for (double m : {2.0, 5.0}) {
+    if (m * decade <= target_ns) nice = m * decade;
+  }
+  return static_cast<SimTime>(std::llround(nice)) * kPicosPerNano;
+}
+
+std::unique_ptr<RunOutput> RunOutput::prepare(const RunOutputOptions& o, const spec::ExperimentSpec& exp,
+                                              RunFacts facts, double estimate_seconds, SimTime end_time,
+                                              MPI_Comm comm) {
+  if (o.path.empty()) return nullptr;
+  if (o.compression < 0 || o.compression > 9) throw UsageError("--compression must be within [0, 9]");
+  SimTime interval = 0;
+  std::string source = "--sample-interval";
+  if (o.interval_given) {
+    if (!(o.sample_interval_ns > 0) || !std::isfinite(o.sample_interval_ns)) {
+      std::ostringstream got;
+      got << o.sample_interval_ns;
+      throw UsageError("--sample-interval must be > 0 ns (got " + got.str() + ")");
+    }
+    interval = static_cast<SimTime>(std::llround(o.sample_interval_ns * static_cast<double>(kPicosPerNano)));
+    if (interval == 0) throw UsageError("--sample-interval is below one picosecond");
+  } else if (exp.simulation().sample_interval_ns() != 0) {
+    source = "simulation.sample_interval_ns";
+    interval = exp.simulation().sample_interval_ns() * kPicosPerNano;
+  } else {
+    source = "automatic";
+    interval = automatic_interval_ps(estimate_seconds);
+  }
+  // The grid grows with the run; refuse intervals that would make it absurdly long for this run.
+  const double expected =
+      estimate_seconds * static_cast<double>(kPicosPerSecond) / static_cast<double>(interval);
+  if (expected > 1e6) {
+    throw UsageError(source + ": about " + std::to_string(static_cast<std::uint64_t>(expected)) +
+                     " samples per component for the estimated run; at most 1e6 (raise the interval)");
+  }
+  // Checked before the simulation so that a bad path costs nothing.
+  try {
+    io::check_output_path(o.path, o.overwrite, "--output", comm);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  std::unique_ptr<RunOutput> out(new RunOutput(o, interval, end_time));
+  out->automatic_ = source == "automatic";
+  google::protobuf::TextFormat::PrintToString(exp, &out->spec_text_);
+  google::protobuf::util::JsonPrintOptions json;
+  json.add_whitespace = true;
+  json.preserve_proto_field_names = true;
+  if (!google::protobuf::util::MessageToJsonString(exp, &out->spec_json_, json).ok())
+    throw std::runtime_error("experiment spec: cannot print it as JSON");
+  out->experiment_ = exp.name();
+  out->facts_ = std::move(facts);
+  return out;
+}
+
+void RunOutput::write(io::KeyValueReport* report, MPI_Comm comm) {
+  const auto start = std::chrono::steady_clock::now();
+  // The grid ends after the last sample any rank recorded (the run's end is known only now).
+  std::uint64_t used = std::max<std::uint64_t>(1, recorder_.used_samples());
+  MPI_Allreduce(MPI_IN_PLACE, &used, 1, MPI_UINT64_T, MPI_MAX, comm);
+  if (automatic_) {
+    // The estimate that sized the interval can be far off (congestion, checkpoint stalls): widen it by
+    // 2, 5, 10, 20, ... until the file holds at most kMaxAutomaticSamples samples per component.
+    std::uint64_t factor = 1;
+    for (std::uint64_t decade = 1; (used + factor - 1) / factor > kMaxAutomaticSamples; decade *= 10) {
+      for (std::uint64_t m : {2, 5, 10}) {
+        factor = m * decade;
+        if ((used + factor - 1) / factor <= kMaxAutomaticSamples) break;
+      }
+    }
+    recorder_.coarsen(factor);
+    used = (used + factor - 1) / factor;
+  }
+  recorder_.finish(used * recorder_.interval());
+
+  io::RunMetadata meta;
+  meta.text = {{"model", "training"},
+               {"experiment", experiment_},
+               {"spec", spec_text_},
+               {"spec_json", spec_json_},
+               {"warpsim_version", io::warpsim_version()},
+               {"git_revision", io::git_revision()},
+               {"sync", facts_.sync},
+               {"partition", facts_.partition}};
+  meta.integers = {{"ranks", facts_.ranks}, {"seed", facts_.seed}};
+  meta.reals = {{"sample_interval_ns", static_cast<double>(recorder_.interval()) / kPicosPerNano}};
+  std::vector<io::SummaryValue> summary;
+  std::set<std::string> meta_names;  // a report key that repeats a /meta attribute is not written twice
+  for (const auto& kv : meta.text) meta_names.insert(kv.first);
+  for (const auto& kv : meta.integers) meta_names.insert(kv.first);
+  for (const auto& kv : meta.reals) meta_names.insert(kv.first);
+  for (const auto& row : broadcast_rows(report, comm)) {
+    const std::string name = dataset_name(row.key);
+    if (run_cost_keys().count(row.key) != 0 || !row.number) {
+      // Run cost and text (job, cluster, gpu, state digest): descriptive, /meta.
+      if (!meta_names.insert(name).second) continue;
+      if (row.number) {
+        meta.reals.emplace_back(name, *row.number);
+      } else {
+        meta.text.emplace_back(name, row.text);
+      }
+      continue;
+    }
+    summary.push_back({name, *row.number, unit_of(row.key)});
+  }
+  io::SeriesFileOptions file_options;
+  file_options.deflate_level = options_.compression;
+  io::write_series_file(options_.path, recorder_, meta, summary, comm, file_options);
+  if (report == nullptr) return;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report->add("output file", options_.path);
+  report->add("output bytes", static_cast<std::uint64_t>(std::filesystem::file_size(options_.path)));
+  report->add("output samples", recorder_.sample_count());
+  report->add("output sample interval ns", static_cast<double>(recorder_.interval()) / kPicosPerNano, 3);
+  report->add("output seconds", seconds, 3);
+}
+
+}  // namespace warpsim::cli

@@ -1,0 +1,73 @@
+// `warpsim run --output FILE`: the HDF5 results file of a training run (docs/hdf5-layout.md). Owns the
+// flags, checks them and the path BEFORE the simulation (bad input is a UsageError, exit 2), picks the
+// sample interval, holds the SeriesRecorder the cluster model's commit handlers fill, and at the end writes
+// /meta (spec as text and JSON, version, git revision, partition, seed, ranks, sync), /components, /series
+// and /summary (the run report's numeric keys) collectively from every rank.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/series_recorder.hpp"
+#include "io/key_value_report.hpp"
+#include "jobs/spec/experiment_spec.hpp"
+
+namespace warpsim::cli {
+
+struct RunOutputOptions {
+  std::string path;               // --output; empty = no results file (and no sampling cost)
+  bool overwrite = false;         // --overwrite
+  double sample_interval_ns = 0;  // --sample-interval; 0 = simulation.sample_interval_ns, then automatic
+  bool interval_given = false;    // the flag was on the command line (0 or less is then an error)
+  int compression = 1;            // --compression: deflate level of the series datasets
+};
+
+void add_run_output_options(CLI::App& command, RunOutputOptions& options);
+
+// What describes the run in /meta besides the spec.
+struct RunFacts {
+  std::string sync;
+  std::string partition;
+  std::int64_t seed = 0;
+  int ranks = 1;
+};
+
+class RunOutput {
+ public:
+  // Collective. Null when no --output was given. Throws UsageError naming the flag or field for a bad
+  // interval, an unwritable path or an existing file without --overwrite. `estimate_seconds` (the analytic
+  // run length) sizes the automatic interval.
+  static std::unique_ptr<RunOutput> prepare(const RunOutputOptions& options, const spec::ExperimentSpec& exp,
+                                            RunFacts facts, double estimate_seconds, SimTime end_time,
+                                            MPI_Comm comm);
+
+  SeriesRecorder& recorder() { return recorder_; }
+  SimTime interval() const { return recorder_.interval(); }
+
+  // Collective: rank 0 passes its finished report, the other ranks nullptr. Ends the grid after the last
+  // sample any rank recorded, writes the file (temporary name, then rename) and adds the "output ..." keys
+  // to rank 0's report.
+  void write(io::KeyValueReport* report, MPI_Comm comm);
+
+ private:
+  RunOutput(const RunOutputOptions& options, SimTime interval, SimTime end_time)
+      : options_(options), recorder_(interval, end_time) {}
+
+  RunOutputOptions options_;
+  SeriesRecorder recorder_;
+  std::string spec_text_, spec_json_, experiment_;
+  bool automatic_ = false;  // the interval was not given: it may widen at the end
+  RunFacts facts_;
+};
+
+// The automatic interval: about 200 samples over `seconds`, rounded down to 1, 2 or 5 x 10^k ns (>= 1 ns).
+// At the end of the run it widens (by 2, 5, 10, 20, ...) until at most kMaxAutomaticSamples remain.
+inline constexpr std::uint64_t kMaxAutomaticSamples = 500;
+SimTime automatic_interval_ps(double seconds);
+
+}  // namespace warpsim::cli

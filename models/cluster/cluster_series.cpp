@@ -1,0 +1,153 @@
+// Cluster model time-series declarations and component registration (see cluster_series.hpp).
+#include "models/cluster/cluster_series.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <string>
+
+namespace warpsim::cluster {
+
+namespace {
+
+bool is_switch(LpKind k) {
+  return k == LpKind::kNvSwitch || k == LpKind::kLeaf || k == LpKind::kTier1 || k == LpKind::kCore;
+}
+
+// Switch tier as written to /components/switch_port/tier: 0 NVSwitch (scale-up), 1 leaf, 2 spine or
+// aggregation, 3 core.
+int tier_of(LpKind k) {
+  switch (k) {
+    case LpKind::kNvSwitch:
+      return 0;
+    case LpKind::kLeaf:
+      return 1;
+    case LpKind::kTier1:
+      return 2;
+    default:
+      return 3;
+  }
+}
+
+const char* const kTierNames[] = {"nvswitch", "leaf", "spine", "core"};
+
+}  // namespace
+
+ClusterSeries::ClusterSeries(SeriesRecorder& recorder, const FatTree& topology)
+    : recorder_(&recorder), topo_(topology) {
+  using A = Aggregation;
+  gpu_ = recorder.declare_kind(
+      "gpu", topology.gpus(),
+      {{"busy", "fraction", A::kTimeAverage, "share of the interval spent running compute ops"},
+       {"comm_wait", "fraction", A::kTimeAverage,
+        "share of the interval blocked in a wait for sends, receives or storage requests (not computing)"},
+       {"flops", "FLOP", A::kSum, "floating-point operations of compute ops, spread over each op's run"},
+       {"hbm_bytes", "bytes", A::kSum, "HBM traffic of compute ops, spread over each op's run"},
+       {"bytes_sent", "bytes", A::kSum, "message bytes posted to the NIC (sends, collective steps)"}},
+      {{"node", "", false, "node index"},
+       {"local_rank", "", false, "GPU index within its node"},
+       {"leaf", "", false, "leaf switch index of the GPU's NIC (its rail)"},
+       {"lp", "", false, "LP id"}});
+  nic_ = recorder.declare_kind(
+      "nic", topology.gpus(),
+      {{"tx_bytes", "bytes", A::kSum, "bytes serialized on all egress ports, spread over serialization"},
+       {"nvlink_tx_bytes", "bytes", A::kSum, "the part of tx_bytes sent over NVLink to the node's NVSwitch"},
+       {"rx_bytes", "bytes", A::kSum, "bytes of packets received (at their arrival)"},
+       {"queue_depth_max", "bytes", A::kMax, "largest egress backlog a packet found, itself included"},
+       {"queue_depth_mean", "bytes", A::kTimeAverage, "time-averaged egress backlog"}},
+      {{"node", "", false, "node index"},
+       {"rail", "", false, "NIC index within its node (the GPU it serves)"},
+       {"leaf", "", false, "leaf switch index the NIC attaches to"},
+       {"lp", "", false, "LP id"}});
+  // Every switch's ports, numbered densely in switch LP order.
+  std::uint64_t ports = 0;
+  for (LpId lp = 0; lp < topology.lp_count(); ++lp) {
+    if (!is_switch(topology.kind_of(lp))) continue;
+    switch_lps_.push_back(lp);
+    port_base_.push_back(ports);
+    ports += topology.port_count(lp);
+  }
+  port_ = recorder.declare_kind(
+      "switch_port", ports,
+      {{"bytes", "bytes", A::kSum, "bytes serialized by the output port, spread over serialization"},
+       {"queue_depth_max", "bytes", A::kMax, "largest output-queue backlog a packet found, itself included"},
+       {"queue_depth_mean", "bytes", A::kTimeAverage, "time-averaged output-queue backlog"},
+       {"overflows", "packets", A::kSum,
+        "packets that found more than network.switch_buffer_bytes queued (a lossless fabric would pause)"}},
+      {{"switch_lp", "", false, "LP id of the switch"},
+       {"tier", "", false, "0 NVSwitch, 1 leaf, 2 spine/aggregation, 3 core"},
+       {"switch_index", "", false, "index of the switch within its tier (node index for NVSwitches)"},
+       {"port", "", false, "output port index within the switch"},
+       {"peer_lp", "", false, "LP id behind the port"},
+       {"bandwidth_gbps", "Gbit/s", true,
+        "link bandwidth of the port (utilization = bytes*8/(interval*bw))"}});
+  storage_ = recorder.declare_kind(
+      "storage", topology.params().storage_targets,
+      {{"read_bytes", "bytes", A::kSum, "bytes read, spread over their service at the target bandwidth"},
+       {"write_bytes", "bytes", A::kSum, "bytes written, spread over their service at the target bandwidth"},
+       {"requests", "requests", A::kSum, "requests received"},
+       {"queued_requests", "requests", A::kTimeAverage,
+        "time-averaged requests outstanding (queued or served)"},
+       {"queue_depth_max", "bytes", A::kMax, "largest backlog a request found, itself included"}},
+      {{"target", "", false, "storage target index"}, {"lp", "", false, "LP id"}});
+}
+
+SeriesRecorder::Component ClusterSeries::add_gpu(LpId lp) {
+  const std::uint32_t gpu = topo_.gpu_of(lp);
+  const std::uint32_t per_node = topo_.params().gpus_per_node;
+  const std::array<double, 4> cols = {double(topo_.node_of(gpu)), double(gpu % per_node),
+                                      double(topo_.leaf_of_gpu(gpu)), double(lp)};
+  return recorder_->add_component(gpu_, gpu, "gpu" + std::to_string(gpu), cols);
+}
+
+SeriesRecorder::Component ClusterSeries::add_nic(LpId lp) {
+  const std::uint32_t gpu = topo_.gpu_of(lp);
+  const std::uint32_t per_node = topo_.params().gpus_per_node;
+  const std::array<double, 4> cols = {double(topo_.node_of(gpu)), double(gpu % per_node),
+                                      double(topo_.leaf_of_gpu(gpu)), double(lp)};
+  return recorder_->add_component(nic_, gpu, "nic" + std::to_string(gpu), cols);
+}
+
+SeriesRecorder::Component ClusterSeries::add_storage(LpId lp) {
+  const std::uint32_t target = static_cast<std::uint32_t>(lp - topo_.storage_lp(0));
+  const std::array<double, 2> cols = {double(target), double(lp)};
+  return recorder_->add_component(storage_, target, "storage" + std::to_string(target), cols);
+}
+
+std::uint32_t ClusterSeries::add_switch(LpId lp) {
+  const auto it = std::lower_bound(switch_lps_.begin(), switch_lps_.end(), lp);
+  if (it == switch_lps_.end() || *it != lp) throw std::logic_error("cluster series: LP is not a switch");
+  const std::uint64_t base = port_base_[static_cast<std::size_t>(it - switch_lps_.begin())];
+  const LpKind kind = topo_.kind_of(lp);
+  const int tier = tier_of(kind);
+  LpId first = 0;
+  switch (kind) {
+    case LpKind::kLeaf:
+      first = topo_.leaf_lp(0);
+      break;
+    case LpKind::kTier1:
+      first = topo_.tier1_lp(0);
+      break;
+    case LpKind::kCore:
+      first = topo_.core_lp(0);
+      break;
+    default:
+      break;
+  }
+  // NVSwitches sit in their node's LP block: their index is the node.
+  const std::uint64_t index = kind == LpKind::kNvSwitch
+                                  ? topo_.node_of(topo_.gpu_of(lp - 2 * topo_.params().gpus_per_node))
+                                  : lp - first;
+  const std::string prefix = std::string(kTierNames[tier]) + std::to_string(index) + ".p";
+  std::uint32_t local0 = 0;
+  for (std::uint32_t p = 0; p < topo_.port_count(lp); ++p) {
+    const PortPeer peer = topo_.peer(lp, p);
+    const std::array<double, 6> cols = {double(lp), double(tier),    double(index),
+                                        double(p),  double(peer.lp), peer.link.bandwidth_gbps};
+    const auto c = recorder_->add_component(port_, base + p, prefix + std::to_string(p), cols);
+    if (p == 0) local0 = c.local;
+  }
+  return local0;
+}
+
+}  // namespace warpsim::cluster

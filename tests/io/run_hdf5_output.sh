@@ -1,0 +1,54 @@
+# `warpsim run --output` end to end on a small training experiment: the reader test (shapes, units, series
+# totals == the report's totals), identical /series, /components and /summary for sequential vs
+# conservative/optimistic on 1/2/4 ranks and both partitions, `warpsim inspect`, and the analysis script's
+# training PNGs (GPU utilization heatmap, link utilization distribution, step-time breakdown).
+# Args: path/to/warpsim. Env: WARPSIM_MPIEXEC, WARPSIM_PYTHON (an interpreter with h5py), WARPSIM_SOURCE_DIR.
+source "$(dirname "$0")/../cli/lib.sh"
+PY=${WARPSIM_PYTHON:-/usr/bin/python3}
+SRC=${WARPSIM_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+here=$(dirname "$0")
+SPEC=$here/training_small.textproto
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ref=$(run_np 1 run "$SPEC" --sync sequential --progress-seconds 0 --output "$tmp/seq.h5")
+[[ -f $tmp/seq.h5 && ! -e $tmp/seq.h5.partial ]] || fail "no final file (or a leftover .partial)"
+[[ $(value "output file" "$ref") == "$tmp/seq.h5" ]] || fail "the report does not name the output file"
+"$PY" "$here/check_training_file.py" "$tmp/seq.h5" "$(value gpus "$ref")" "$(value steps "$ref")" ||
+  fail "reader test"
+
+# h5diff exits 0 only when the objects compare equal; /meta (ranks, sync, wall time) may differ.
+same_results() {
+  local a=$1 b=$2 g
+  for g in /series /components /summary; do
+    h5diff "$a" "$b" "$g" "$g" >/dev/null || return 1
+  done
+}
+# Negative control: another sample interval must give a different file, or h5diff would prove nothing.
+run_np 1 run "$SPEC" --sync sequential --progress-seconds 0 --output "$tmp/other.h5" --sample-interval 5000 \
+  >/dev/null
+! same_results "$tmp/seq.h5" "$tmp/other.h5" || fail "h5diff does not see a different interval"
+
+for case in "1 optimistic block" "2 optimistic block" "2 conservative round-robin" "4 optimistic block" \
+  "4 optimistic round-robin"; do
+  read -r np sync part <<<"$case"
+  out=$(run_np "$np" run "$SPEC" --sync "$sync" --partition "$part" --progress-seconds 0 --output "$tmp/run.h5" \
+    --overwrite)
+  [[ $(value "state digest" "$out") == "$(value "state digest" "$ref")" ]] || fail "$case: state digest differs"
+  same_results "$tmp/seq.h5" "$tmp/run.h5" || fail "$case: HDF5 contents differ from the sequential run"
+  echo "ok $sync/$part np=$np: /series /components /summary identical to sequential" \
+    "(rolled back $(value "events rolled back" "$out"))"
+done
+
+info=$(run_np 1 inspect "$tmp/run.h5" --metric switch_port/bytes --top 3)
+grep -q '^/series/gpu/busy  \[16, [0-9]*\] float64  unit=fraction  aggregation=time_average$' <<<"$info" ||
+  fail "inspect does not list /series/gpu/busy: $info"
+[[ $(grep -c '^ *[0-9]*\. id [0-9]* (.*\.p[0-9]*): ' <<<"$info") -eq 3 ]] || fail "inspect top 3: $info"
+echo "ok inspect lists the training kinds and ranks switch ports"
+
+"$PY" "$SRC/scripts/analysis/plot_results.py" "$tmp/seq.h5" "$tmp/plots" >/dev/null || fail "plot_results.py"
+for png in gpu_utilization link_utilization step_breakdown; do
+  f="$tmp/plots/$png.png"
+  [[ -s $f && $(head -c 4 "$f" | tail -c 3) == PNG ]] || fail "missing or invalid $png.png"
+done
+echo "ok plot_results.py wrote gpu_utilization, link_utilization and step_breakdown PNGs"
