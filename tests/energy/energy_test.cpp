@@ -71,7 +71,9 @@ TEST(PowerModel, LinkEnergyIsStaticPlusPerByte) {
   const double integral = integrate_joules(link_power_series(nic, bytes, 0.01), 0.01);
   ComponentTotals totals;
   totals[Kind::kNic] = {1, 0, static_cast<std::uint64_t>(1e11)};
-  EXPECT_NEAR(integral, run_energy(PowerParams{.nic = nic}, totals, 1.0).joules(Kind::kNic), 1e-6);
+  PowerParams p;
+  p.nic = nic;
+  EXPECT_NEAR(integral, run_energy(p, totals, 1.0).joules(Kind::kNic), 1e-6);
   EXPECT_NEAR(integral, 25 + 1e11 * 8 * 5e-12, 1e-6);
 }
 
