@@ -49,14 +49,16 @@ std::unique_ptr<Partitioner> make_round_robin_partitioner() {
 }
 
 const std::vector<std::string>& partitioner_names() {
-  static const std::vector<std::string> names{"block", "round-robin", "topology", "metis"};
+  static const std::vector<std::string> names{"block", "round-robin", "topology", "topology-striped",
+                                              "metis"};
   return names;
 }
 
 std::unique_ptr<Partitioner> make_partitioner(std::string_view name) {
   if (name == "block") return make_block_partitioner();
   if (name == "round-robin") return make_round_robin_partitioner();
-  if (name == "topology") return make_topology_partitioner();
+  if (name == "topology") return make_topology_partitioner(false);
+  if (name == "topology-striped") return make_topology_partitioner(true);
   if (name == "metis") return make_metis_partitioner();
   return nullptr;
 }

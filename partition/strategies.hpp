@@ -9,7 +9,7 @@ namespace warpsim::partition {
 
 std::unique_ptr<Partitioner> make_block_partitioner();
 std::unique_ptr<Partitioner> make_round_robin_partitioner();
-std::unique_ptr<Partitioner> make_topology_partitioner();
+std::unique_ptr<Partitioner> make_topology_partitioner(bool striped);
 std::unique_ptr<Partitioner> make_metis_partitioner();
 
 }  // namespace warpsim::partition

@@ -28,7 +28,8 @@ bool is_boundary(const PartitionGraph& g, const std::vector<std::uint32_t>& orde
 
 class TopologyPartitioner final : public Partitioner {
  public:
-  std::string_view name() const override { return "topology"; }
+  explicit TopologyPartitioner(bool striped) : striped_(striped) {}
+  std::string_view name() const override { return striped_ ? "topology-striped" : "topology"; }
   GraphNeeds needs() const override { return GraphNeeds::kVertices; }
 
   std::unique_ptr<LpMap> partition(const PartitionGraph& g, int ranks) const override {
@@ -43,7 +44,20 @@ class TopologyPartitioner final : public Partitioner {
     }
     std::vector<std::int32_t> rank(g.vertex_count(), 0);
     std::vector<double> load(static_cast<std::size_t>(ranks), 0.0);
-    place_ordered(g, ordered, ranks, rank, load);
+    if (striped_) {
+      // Every top-level group (pod) is cut into R pieces on its own, piece k to rank k.
+      for (std::size_t begin = 0; begin < ordered.size();) {
+        std::size_t end = begin + 1;
+        while (end < ordered.size() && g.coord(ordered[end], 0) == g.coord(ordered[begin], 0)) ++end;
+        place_ordered(g,
+                      {ordered.begin() + static_cast<std::ptrdiff_t>(begin),
+                       ordered.begin() + static_cast<std::ptrdiff_t>(end)},
+                      ranks, rank, load);
+        begin = end;
+      }
+    } else {
+      place_ordered(g, ordered, ranks, rank, load);
+    }
     // Heaviest first onto the least loaded rank; ties by vertex id, so the result is deterministic.
     std::stable_sort(shared.begin(), shared.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return g.weight[a] > g.weight[b]; });
@@ -86,6 +100,8 @@ class TopologyPartitioner final : public Partitioner {
     }
   }
 
+  bool striped_;
+
   // The level-`level` boundary in [lo, hi] whose prefix weight is nearest `target`, or n+1 when none is
   // within `slack` (the finest level always accepts the nearest vertex boundary).
   static std::size_t nearest_boundary(const PartitionGraph& g, const std::vector<std::uint32_t>& order,
@@ -121,8 +137,8 @@ class TopologyPartitioner final : public Partitioner {
 
 }  // namespace
 
-std::unique_ptr<Partitioner> make_topology_partitioner() {
-  return std::make_unique<TopologyPartitioner>();
+std::unique_ptr<Partitioner> make_topology_partitioner(bool striped) {
+  return std::make_unique<TopologyPartitioner>(striped);
 }
 
 }  // namespace warpsim::partition

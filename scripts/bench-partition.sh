@@ -2,7 +2,7 @@
 # Partitioning benchmark (docs/benchmarks.md, "Partitioning (issue 6)"): for each strategy and rank count,
 # the predicted quality (`warpsim partition`: edge cut, imbalance) and a measured optimistic run (remote
 # event fraction, rollbacks, event rate, wall seconds), plus the state digest that must not change.
-# Usage: scripts/bench-partition.sh build/warpsim [SPEC] [RANKS...]
+# Usage: [STRATEGIES="topology metis"] scripts/bench-partition.sh build/warpsim [SPEC] [RANKS...]
 set -euo pipefail
 WARPSIM=${1:?usage: $0 path/to/warpsim [spec] [ranks...]}
 SPEC=${2:-examples/partition-16kxh100.textproto}
@@ -14,7 +14,7 @@ value() { sed -n "s/^$1: //p" <<<"$2"; }
 printf '%-5s %-11s %8s %9s | %8s %10s %9s %10s %9s %8s %s\n' ranks strategy "edge cut" imbalance \
   "remote" "rolled back" rollbacks "event rate" "wall s" load digest
 for np in ${RANKS[*]}; do
-  for s in block round-robin topology metis; do
+  for s in ${STRATEGIES:-block round-robin topology topology-striped metis}; do
     p=$("$WARPSIM" partition "$SPEC" --ranks "$np" --strategy "$s")
     load=$(cut -d' ' -f1 /proc/loadavg)
     r=$(timeout 900 $MPIEXEC -np "$np" "$WARPSIM" --log-level warn run "$SPEC" --sync optimistic --partition "$s" \

@@ -56,10 +56,12 @@ EngineConfig to_engine_config(const EngineOptions& o, SimTime end_time, SimTime 
     throw UsageError("--optimism-window must be a finite number >= 0");
   }
   if (!(o.progress_seconds >= 0)) throw UsageError("--progress-seconds must be >= 0");
-  const bool graph_strategy = o.partition == "topology" || o.partition == "metis";
+  const bool graph_strategy =
+      o.partition == "topology" || o.partition == "topology-striped" || o.partition == "metis";
   if (o.partition != "block" && o.partition != "round-robin" && !(graph_strategy && o.graph_partitions)) {
     throw UsageError("--partition: unknown strategy '" + o.partition + "' (expected block, round-robin" +
-                     (o.graph_partitions ? ", topology or metis)" : " or, for warpsim run, topology or metis)"));
+                     (o.graph_partitions ? ", topology, topology-striped or metis)"
+                                         : " or, for warpsim run, topology, topology-striped or metis)"));
   }
   c.gvt_interval = static_cast<std::uint32_t>(o.gvt_interval);
   c.poll_interval = static_cast<std::uint32_t>(o.poll_interval);

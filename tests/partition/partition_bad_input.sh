@@ -26,7 +26,7 @@ expect unknown_granularity "--granularity: unknown 'rack'" "$WARPSIM" partition 
 expect run_unknown_strategy "--partition: unknown strategy 'greedy'" "$WARPSIM" run "$SPEC" --partition greedy
 sed -e 's/simulation { steps: 2 }/simulation { steps: 2 partition: "greedy" }/' "$SPEC" >"$TMP/bad-spec.textproto"
 expect spec_unknown_strategy "simulation.partition: unknown strategy 'greedy'" "$WARPSIM" run "$TMP/bad-spec.textproto"
-expect phold_graph_strategy "for warpsim run, topology or metis" "$WARPSIM" phold --partition metis
+expect phold_graph_strategy "for warpsim run, topology" "$WARPSIM" phold --partition metis
 
 map() {  # map NAME BODY: a 2-rank map file for the 46 LPs of the small spec
   printf '# test map\nlps 46\nranks 2\n%b' "$2" >"$TMP/$1.map"

@@ -26,7 +26,7 @@ same() {  # same LABEL OUTPUT
   fi
 }
 for np in 2 4; do
-  for strategy in block round-robin topology metis; do
+  for strategy in block round-robin topology topology-striped metis; do
     out=$(run "$np" --sync optimistic --partition "$strategy")
     same "np=$np $strategy" "$out"
     [[ $(value partition "$out") == "$strategy" ]] || { echo "FAIL: partition key: $(value partition "$out")"; exit 1; }

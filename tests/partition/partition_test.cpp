@@ -3,6 +3,8 @@
 // weight than block, which cuts less than round-robin). Bad rank counts are rejected.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include "partition/partitioner.hpp"
@@ -44,7 +46,7 @@ TEST(Partitioners, GraphStrategiesBalanceWithinTolerance) {
   const auto e = test::load("examples/default.textproto");  // 1024 GPUs, 2256 LPs
   const PartitionGraph node = test::graph(e, training::Granularity::kNode);
   const PartitionGraph lp = test::graph(e, training::Granularity::kLp);
-  for (const char* name : {"topology", "metis"}) {
+  for (const char* name : {"topology", "topology-striped", "metis"}) {
     for (int ranks : {2, 4, 8}) {
       const PartitionQuality q = evaluate(lp, *make_partitioner(name)->partition(node, ranks));
       EXPECT_LE(q.imbalance, 1 + kBalanceTolerance) << name << " ranks " << ranks;
@@ -64,6 +66,7 @@ TEST(Partitioners, TopologyAndMetisCutLessThanBlockAndRoundRobin) {
     const double block = cut("block"), rr = cut("round-robin");
     EXPECT_LT(block, rr);
     EXPECT_LT(cut("topology"), block) << ranks;
+    EXPECT_LT(cut("topology-striped"), block) << ranks;
     EXPECT_LT(cut("metis"), block) << ranks;
   }
 }
@@ -75,6 +78,26 @@ TEST(Partitioners, TopologyNeedsNoEdgesAndKeepsNodesWhole) {
   const auto map = make_partitioner("topology")->partition(vertices, 4);
   const PartitionQuality q = evaluate(test::graph(e, training::Granularity::kNode), *map);
   EXPECT_EQ(q.split_vertices, 0u);  // no node (GPUs + NICs + NVSwitch) is split across ranks
+}
+
+TEST(Partitioners, TopologyKeepsPodsWholeAndStripedSharesThem) {
+  const auto e = test::load("examples/partition-16kxh100.textproto");  // 3 tiers: 16 pods of 128 nodes
+  const PartitionGraph node = test::graph(e, training::Granularity::kNode);
+  const PartitionGraph lp = test::graph(e, training::Granularity::kLp);
+  for (const char* name : {"topology", "topology-striped"}) {
+    const auto map = make_partitioner(name)->partition(node, 4);
+    const PartitionQuality q = evaluate(lp, *map);
+    EXPECT_LE(q.imbalance, 1 + kBalanceTolerance) << name;
+    EXPECT_EQ(q.split_vertices, 0u) << name;
+    // Ranks holding each pod's nodes (the pod coordinate of node vertices).
+    std::vector<std::set<int>> pod_ranks(16);
+    for (std::uint32_t v = 0; v < node.vertex_count(); ++v) {
+      if (node.coord(v, 0) == kShared) continue;
+      pod_ranks.at(node.coord(v, 0)).insert(map->rank_of(node.ranges[node.range_begin[v]].first));
+    }
+    for (const auto& ranks : pod_ranks)
+      EXPECT_EQ(ranks.size(), std::string(name) == "topology" ? 1u : 4u) << name;
+  }
 }
 
 TEST(Partitioners, RackGranularityForLargeClusters) {
