@@ -60,11 +60,27 @@ struct Simulated {
   energy::ComponentTotals totals;  // per component kind, for the energy model (run_economics)
 };
 
-Simulated simulate(const cluster::ClusterParams& params, std::shared_ptr<const cluster::GpuProgram> program,
-                   const EngineConfig& config, const LpMap& map, std::uint32_t world,
-                   SeriesRecorder* series = nullptr, const economics::ProgramWrap& wrap = {}) {
+Simulated simulate(const cluster::ClusterParams& params,
+                   std::shared_ptr<const training::TrainingProgram> program, EngineConfig config,
+                   const LpMap& map, std::uint32_t world, SeriesRecorder* series = nullptr,
+                   const economics::ProgramWrap& wrap = {}) {
   cluster::ClusterModel model(params, economics::wrapped(wrap, program));
   if (series != nullptr) model.record_series(*series);
+  // Progress = GPU ops executed / ops in the programs of this rank's job GPUs: unlike simulated time it
+  // needs no guess of the step time (the end time is only a cap).
+  config.progress_fraction = [&model, &program, world, total = 0.0]() mutable {
+    const auto& gpus = model.gpus();
+    double done = 0;
+    const bool count_total = total == 0;
+    for (std::uint32_t slot = 0; slot < gpus.size(); ++slot) {
+      const auto& s = gpus.state(slot);
+      const std::uint32_t gpu = model.topology().gpu_of(s.id);
+      if (gpu >= world) continue;
+      done += static_cast<double>(s.pc);
+      if (count_total) total += static_cast<double>(program->size(gpu));
+    }
+    return total > 0 ? done / total : 0.0;
+  };
   Engine engine(model, map, config, MPI_COMM_WORLD);
   Simulated out;
   out.run = engine.run();
@@ -163,10 +179,10 @@ int run_training(RunOptions o, int rank, int ranks) {
   }
 
   const std::uint32_t world = job->world_size();
-  const std::unique_ptr<LpMap> map = make_training_partition(o.engine.partition, o.partition_map, params, job,
-                                                             params.storage_targets, ranks, partition_flag);
   const economics::ProgramWrap wrap =
       economics::program_wrap(exp, static_cast<std::uint64_t>(o.engine.seed), world);
+  const std::unique_ptr<LpMap> map = make_training_partition(o.engine.partition, o.partition_map, params, job,
+                                                             params.storage_targets, ranks, partition_flag);
   const auto output = RunOutput::prepare(
       o.output, exp, {std::string(to_string(config.sync)), o.engine.partition, o.engine.seed, ranks},
       est.step_seconds * steps, config.end_time, MPI_COMM_WORLD);
@@ -252,7 +268,9 @@ int run_training(RunOptions o, int rank, int ranks) {
   report.add("exposed communication fraction", exposed_s / step_s, 4);
   for (const auto& [cls, ps_delta] : attributed) {
     report.add(std::string("exposed ") + training::to_string(cls) +
-                   (cls == training::CommClass::kCheckpoint ? " stall seconds" : " communication seconds"),
+                   (cls == training::CommClass::kCheckpoint || cls == training::CommClass::kDataLoader
+                        ? " stall seconds"
+                        : " communication seconds"),
                ps_delta / ps / steps, 6);
   }
   report.add("checkpoints per step",

@@ -65,7 +65,7 @@ StageProfile profile_stage(const std::shared_ptr<const workload::Job>& job, std:
       continue;
     }
     if (op.kind == workload::OpKind::kRecv) continue;  // counted at its sender
-    if (op.kind == workload::OpKind::kCheckpointWrite) {
+    if (op.kind == workload::OpKind::kCheckpointWrite || op.kind == workload::OpKind::kDataRead) {
       out.storage_requests += storage_targets == 0 ? 0 : 1;
       continue;
     }

@@ -66,6 +66,8 @@ const char* to_string(CommClass c) {
       return "pipeline";
     case CommClass::kCheckpoint:
       return "checkpoint";
+    case CommClass::kDataLoader:
+      return "data loader";
     case CommClass::kCount:
       break;
   }
@@ -79,6 +81,8 @@ CommClass comm_class(const workload::Op& op) {
       return CommClass::kPipeline;
     case OpKind::kCheckpointWrite:
       return CommClass::kCheckpoint;
+    case OpKind::kDataRead:
+      return CommClass::kDataLoader;
     default:
       break;
   }
@@ -115,6 +119,8 @@ std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targe
     }
     case OpKind::kCheckpointWrite:
       return storage_targets == 0 ? 0 : 2;
+    case OpKind::kDataRead:
+      return storage_targets == 0 ? 0 : 1;
   }
   return 0;
 }
@@ -165,6 +171,8 @@ GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
       return sub == 0
                  ? GpuOp::storage(rank % storage_targets, std::max<std::uint64_t>(1, op.comm_bytes), true)
                  : GpuOp::wait();
+    case OpKind::kDataRead:
+      return GpuOp::storage(rank % storage_targets, std::max<std::uint64_t>(1, op.comm_bytes), false);
   }
   throw std::logic_error("expand: unknown op kind");
 }

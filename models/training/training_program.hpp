@@ -7,6 +7,8 @@
 //                      reduce-scatter and all-gather n-1 steps of B/n, ring exchange n-1 steps of B;
 //                      all-to-all: n-1 Sends of B/n, n-1 Recvs, one Wait; n == 1: nothing
 //   checkpoint      -> Storage write to target (rank mod targets), Wait; nothing without storage targets
+//   data read       -> Storage read from target (rank mod targets), no Wait: the next Wait (the following
+//                      collective or receive) waits for it; nothing without storage targets
 // so op i of GPU g stays a pure function of (g, i): a per-stage prefix table of expanded op counts over one
 // step (stages with identical tables share one) locates the workload op, whose expansion is arithmetic.
 // Memory is O(ops per step x distinct stage shapes), independent of the number of GPUs. GPUs beyond the
@@ -26,7 +28,16 @@ namespace warpsim::training {
 
 // What a communication op serves, for what-if attribution: a program built with a class's bit in
 // `disabled` expands that class's ops into nothing (both ends alike, so matching still holds).
-enum class CommClass : std::uint8_t { kTensor, kContext, kData, kExpert, kPipeline, kCheckpoint, kCount };
+enum class CommClass : std::uint8_t {
+  kTensor,
+  kContext,
+  kData,
+  kExpert,
+  kPipeline,
+  kCheckpoint,
+  kDataLoader,
+  kCount,
+};
 const char* to_string(CommClass c);
 // The class of a non-compute op (data: DP x CP gradients, expert-data gradients, tied embeddings).
 CommClass comm_class(const workload::Op& op);

@@ -209,6 +209,17 @@ std::vector<LayerOp> Job::build_step_end(std::uint32_t stage) const {
     }
   };
 
+  // The data loader prefetches the next step's batch once this step's last backward is done, so the read
+  // overlaps the gradient sync and optimizer step and stalls the next step only if storage is slower: token
+  // ids (int32) on the first stage, labels on the last, for this GPU's micro-batches (1/CP of each sequence).
+  if (stage == 0 || stage == d.pp - 1) {
+    LayerOp read;
+    read.kind = OpKind::kDataRead;
+    read.phase = Phase::kDataLoad;
+    read.name = "data_loader_read";
+    read.comm_bytes = j.microbatches() * j.micro_batch_sequences() * j.shape().seq / d.cp * 4;
+    ops.push_back(read);
+  }
   // Tied input/output embeddings live on the first and last stage; their gradients are summed first.
   if (d.pp > 1 && !j.shape().untied && (stage == 0 || stage == d.pp - 1)) {
     ops.push_back(collective("embedding_grad_allreduce", Phase::kGradSync, CollectiveKind::kAllReduce,

@@ -15,6 +15,8 @@ std::string_view to_string(OpKind k) {
       return "collective";
     case OpKind::kCheckpointWrite:
       return "checkpoint_write";
+    case OpKind::kDataRead:
+      return "data_read";
   }
   return "?";
 }
@@ -67,6 +69,8 @@ std::string_view to_string(Phase p) {
       return "optimizer";
     case Phase::kCheckpoint:
       return "checkpoint";
+    case Phase::kDataLoad:
+      return "data_load";
   }
   return "?";
 }

@@ -17,6 +17,7 @@ enum class OpKind : std::uint8_t {
   kRecv,             // blocks until the matching send (peer, tag) has arrived
   kCollective,       // blocking collective of `collective` kind on `group`
   kCheckpointWrite,  // comm_bytes written to storage (this GPU's shard of the checkpoint)
+  kDataRead,         // asynchronous read of comm_bytes from storage (the data loader's next batch)
 };
 
 enum class CollectiveKind : std::uint8_t {
@@ -36,7 +37,15 @@ enum class GroupKind : std::uint8_t {
   kEmbedding,          // first and last pipeline stage (tied embedding gradients)
 };
 
-enum class Phase : std::uint8_t { kForward, kBackward, kRecompute, kGradSync, kOptimizer, kCheckpoint };
+enum class Phase : std::uint8_t {
+  kForward,
+  kBackward,
+  kRecompute,
+  kGradSync,
+  kOptimizer,
+  kCheckpoint,
+  kDataLoad,
+};
 
 std::string_view to_string(OpKind k);
 std::string_view to_string(CollectiveKind k);
@@ -70,7 +79,7 @@ struct Op {
   double bytes = 0;  // HBM traffic
   DType dtype = DType::kBf16;
   std::uint64_t fixed_duration_ps = 0;  // kCompute: measured duration that replaces the model (trace replay)
-  // kSend / kRecv / kCollective / kCheckpointWrite
+  // kSend / kRecv / kCollective / kCheckpointWrite / kDataRead
   std::uint64_t comm_bytes = 0;
   std::uint32_t peer = 0;  // kSend: destination GPU; kRecv: source GPU
   std::uint64_t tag = 0;   // kSend/kRecv: equal on the matching pair, unique per (pair, step)

@@ -52,7 +52,7 @@ ParamCounts count_params(const ModelShape& s);
 
 // One op of a layer (or of the head/embedding) on one GPU, before placement in the schedule.
 struct LayerOp {
-  OpKind kind = OpKind::kCompute;  // kCompute or kCollective
+  OpKind kind = OpKind::kCompute;  // kCompute, kCollective or (step end) kDataRead
   Phase phase = Phase::kForward;   // kForward, kRecompute or kBackward
   std::string_view name;
   double flops = 0, bytes = 0;

@@ -56,6 +56,8 @@ const Variant kVariants[] = {
        j.mutable_parallelism()->set_virtual_stages_per_rank(2);
      },
      "all_reduce"},
+    {"pipeline_scatter_gather",
+     [](spec::JobSpec& j) { j.mutable_parallelism()->set_pipeline_scatter_gather(true); }, "all_gather"},
 };
 
 class TrainingProgramTest : public ::testing::TestWithParam<Variant> {};
@@ -76,7 +78,7 @@ TEST_P(TrainingProgramTest, ExpansionIsCompleteAndMatched) {
   // (src, dst, tag, bytes) -> sends minus receives.
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>, long> balance;
   std::map<std::string, long> collectives_checked;
-  std::uint64_t storage_writes = 0;
+  std::uint64_t storage_writes = 0, storage_reads = 0;
   for (std::uint32_t g = 0; g < world; ++g) {
     const workload::GpuProgram wl(job, g, kSteps);
     std::uint64_t i = 0;
@@ -121,8 +123,7 @@ TEST_P(TrainingProgramTest, ExpansionIsCompleteAndMatched) {
           break;
         case cluster::OpKind::kStorage:
           EXPECT_LT(op->peer, kTargets);
-          EXPECT_EQ(op->tag, 1u);
-          ++storage_writes;
+          ++(op->tag == 1u ? storage_writes : storage_reads);
           break;
         default:
           break;
@@ -142,6 +143,9 @@ TEST_P(TrainingProgramTest, ExpansionIsCompleteAndMatched) {
       << "no " << GetParam().expected_collective << " in the job";
   // small.textproto checkpoints every 2 steps: one write per GPU over 2 steps.
   EXPECT_EQ(storage_writes, world);
+  // Data-loader reads: every GPU of the first and last stage, once per step.
+  const std::uint32_t loaders = job->degrees().pp > 1 ? 2 : 1;
+  EXPECT_EQ(storage_reads, std::uint64_t{kSteps} * loaders * job->pipeline_stride());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TrainingProgramTest, ::testing::ValuesIn(kVariants),
@@ -166,6 +170,34 @@ TEST(TrainingProgram, CountsFollowTheAlgorithms) {
   op.kind = workload::OpKind::kCheckpointWrite;
   EXPECT_EQ(expanded_count(op, 0), 0u);
   EXPECT_EQ(expanded_count(op, 4), 2u);
+}
+
+// The data loader: the first and last stage prefetch the next step's token ids / labels (int32 per token of
+// their micro-batches) at the end of each step, as one asynchronous storage read (no Wait of its own).
+TEST(TrainingProgram, DataLoaderReadsOnTheFirstAndLastStage) {
+  const auto job = std::make_shared<const workload::Job>(small_job());
+  const std::uint64_t expect_bytes = std::uint64_t{job->microbatches()} * job->micro_batch_sequences() *
+                                     job->shape().seq / job->degrees().cp * 4;
+  const std::uint32_t pp = job->degrees().pp;
+  ASSERT_GE(pp, 2u);
+  for (std::uint32_t stage = 0; stage < pp; ++stage) {
+    const workload::GpuProgram prog(job, stage * job->pipeline_stride(), 1);
+    std::uint64_t reads = 0;
+    for (std::uint64_t i = 0; i < prog.size(); ++i) {
+      const workload::Op op = prog.op(i);
+      if (op.kind != workload::OpKind::kDataRead) continue;
+      ++reads;
+      EXPECT_EQ(op.comm_bytes, expect_bytes);
+      EXPECT_EQ(comm_class(op), CommClass::kDataLoader);
+      EXPECT_EQ(expanded_count(op, 0), 0u);
+      ASSERT_EQ(expanded_count(op, 4), 1u);
+      const cluster::GpuOp g = expand(op, stage * job->pipeline_stride(), 0, job->compute(), 4);
+      EXPECT_EQ(g.kind, cluster::OpKind::kStorage);
+      EXPECT_EQ(g.tag, 0u);  // a read
+      EXPECT_EQ(g.bytes, expect_bytes);
+    }
+    EXPECT_EQ(reads, stage == 0 || stage == pp - 1 ? 1u : 0u) << "stage " << stage;
+  }
 }
 
 }  // namespace
