@@ -127,27 +127,13 @@ void write_index_h5(const std::string& path, const std::vector<IndexRow>& rows) 
 }  // namespace
 
 const std::vector<std::string>& index_metric_keys() {
-  static const std::vector<std::string> keys{"gpus",
-                                             "steps",
-                                             "step seconds",
-                                             "estimate step seconds",
-                                             "tokens per second",
-                                             "tflops per gpu",
-                                             "model tflops per gpu",
-                                             "mfu",
-                                             "hfu",
-                                             "compute fraction",
-                                             "bubble fraction",
-                                             "exposed communication fraction",
-                                             "network bytes per gpu per step",
-                                             "events committed",
-                                             "wall seconds",
-                                             // Economics (docs/energy-cost.md): NaN without cost/reliability.
-                                             "goodput",
-                                             "it energy joules per token",
-                                             "cost usd per million tokens",
-                                             "carbon kgco2e per million tokens",
-                                             "training run cost usd"};
+  static const std::vector<std::string> keys{
+      "gpus", "steps", "step seconds", "estimate step seconds", "tokens per second", "tflops per gpu",
+      "model tflops per gpu", "mfu", "hfu", "compute fraction", "bubble fraction",
+      "exposed communication fraction", "network bytes per gpu per step", "events committed", "wall seconds",
+      // Economics (docs/energy-cost.md): NaN without cost/reliability.
+      "goodput", "it energy joules per token", "cost usd per million tokens",
+      "carbon kgco2e per million tokens", "training run cost usd"};
   return keys;
 }
 

@@ -1,0 +1,249 @@
+// `warpsim serve` end to end on loopback: a Server on its own io_context thread, a real child `warpsim run`
+// per job (WARPSIM_BINARY), and blocking clients. Covers submit/status/cancel round trips, refused requests
+// (malformed, oversized, unauthenticated, invalid) after which the service keeps serving, the token file
+// rules, and 1,000 status requests from 8 concurrent clients.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "jobs/serve/client.hpp"
+#include "jobs/serve/framing.hpp"
+#include "jobs/serve/server.hpp"
+
+namespace warpsim::serve {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class ServeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("warpsim-serve-test-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (server_) {
+      boost::asio::post(io_, [this] { server_->stop(); });
+      io_.stop();
+    }
+    if (thread_.joinable()) thread_.join();
+    server_.reset();
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  void start(ServerOptions o = {}) {
+    const char* binary = std::getenv("WARPSIM_BINARY");
+    ASSERT_NE(binary, nullptr) << "WARPSIM_BINARY must name the warpsim binary (CTest sets it)";
+    o.jobs.state_dir = (dir_ / "state").string();
+    o.jobs.warpsim_binary = binary;
+    server_ = std::make_unique<Server>(io_, o);
+    port_ = server_->port();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  std::string token_file(const std::string& token, fs::perms perms) {
+    const std::string path = (dir_ / "token").string();
+    std::ofstream(path) << token << '\n';
+    fs::permissions(path, perms);
+    return path;
+  }
+  static spec::ServiceRequest status_request(const std::string& id = "") {
+    spec::ServiceRequest r;
+    r.mutable_status()->set_id(id);
+    return r;
+  }
+  // Polls status until the job leaves queued/running (bounded).
+  static spec::JobStatus wait_done(Client& c, const std::string& id) {
+    spec::JobStatus last;
+    for (int i = 0; i < 600; ++i) {
+      const auto reply = c.call(status_request(id));
+      EXPECT_TRUE(reply.ok()) << reply.error();
+      last = reply.jobs(0);
+      if (last.state() != "queued" && last.state() != "running") break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return last;
+  }
+
+  fs::path dir_;
+  boost::asio::io_context io_;
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+  std::uint16_t port_ = 0;
+};
+
+const std::string kSmall = std::string(WARPSIM_TEST_DATA_DIR) + "/small64.textproto";
+
+TEST_F(ServeTest, SubmitStatusListAndCancel) {
+  start();
+  Client c("127.0.0.1", port_);
+  spec::ServiceRequest submit;
+  submit.mutable_submit()->set_experiment(read(kSmall));
+  auto reply = c.call(submit);
+  ASSERT_TRUE(reply.ok()) << reply.error();
+  const std::string id = reply.jobs(0).id();
+  EXPECT_EQ(id, "j1");
+  const auto done = wait_done(c, id);
+  EXPECT_EQ(done.state(), "done");
+  EXPECT_EQ(done.exit_code(), 0);
+  ASSERT_FALSE(done.output().empty());
+  EXPECT_NE(read(done.output()).find("step seconds: "), std::string::npos);
+
+  // A sweep with an inline base: two experiments, results listed per experiment.
+  spec::ServiceRequest sweep;
+  sweep.mutable_submit()->set_sweep("name: \"s\" base { " + read(kSmall) +
+                                    " } axes { path: \"simulation.seed\" values: [\"1\", \"2\"] }");
+  sweep.mutable_submit()->set_jobs(2);
+  reply = c.call(sweep);
+  ASSERT_TRUE(reply.ok()) << reply.error();
+  EXPECT_EQ(wait_done(c, reply.jobs(0).id()).state(), "done");
+  spec::ServiceRequest list;
+  list.mutable_list_results();
+  reply = c.call(list);
+  ASSERT_TRUE(reply.ok());
+  ASSERT_EQ(reply.results_size(), 3);  // the experiment + two sweep rows
+  for (const auto& r : reply.results()) {
+    EXPECT_EQ(r.status(), "done");
+    EXPECT_GT(std::stod(r.values().at("step seconds")), 0.0);
+  }
+
+  // Cancel a running job (the 1024-GPU default experiment runs for seconds).
+  spec::ServiceRequest big;
+  big.mutable_submit()->set_experiment(read(std::string(WARPSIM_EXAMPLES_DIR) + "/default.textproto"));
+  reply = c.call(big);
+  ASSERT_TRUE(reply.ok()) << reply.error();
+  const std::string big_id = reply.jobs(0).id();
+  spec::ServiceRequest cancel;
+  cancel.mutable_cancel()->set_id(big_id);
+  reply = c.call(cancel);
+  ASSERT_TRUE(reply.ok()) << reply.error();
+  EXPECT_EQ(reply.jobs(0).state(), "cancelled");
+  EXPECT_EQ(c.call(status_request(big_id)).jobs(0).state(), "cancelled");
+  reply = c.call(cancel);  // twice: refused, it already ended
+  EXPECT_FALSE(reply.ok());
+  EXPECT_NE(reply.error().find("already ended"), std::string::npos) << reply.error();
+  EXPECT_EQ(c.call(status_request()).jobs_size(), 3);
+}
+
+TEST_F(ServeTest, RefusedRequestsGetAnErrorAndTheServiceKeepsServing) {
+  ServerOptions o;
+  o.max_message_bytes = 4096;
+  start(o);
+  Client c("127.0.0.1", port_);
+  auto expect_error = [](const spec::ServiceReply& r, const std::string& part) {
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(r.error().find(part), std::string::npos) << r.error();
+  };
+  // Malformed payload: the connection stays usable.
+  expect_error(c.call_raw(frame("\xff\xff\xff garbage")), "malformed request");
+  EXPECT_TRUE(c.call(status_request()).ok());
+  // Requests that parse but are invalid.
+  expect_error(c.call(spec::ServiceRequest{}), "no kind");
+  expect_error(c.call(status_request("../../etc")), "is not a job id");
+  expect_error(c.call(status_request("j99")), "no job j99");
+  spec::ServiceRequest bad;
+  bad.mutable_submit()->set_experiment("name: \"x\" cluster_file: \"/etc/passwd\"");
+  expect_error(c.call(bad), "cluster_file: not accepted");
+  bad.mutable_submit()->set_experiment("nodes: 3");
+  expect_error(c.call(bad), "experiment spec");
+  bad.mutable_submit()->set_sweep("base_file: \"/etc/passwd\"");
+  expect_error(c.call(bad), "base_file is not accepted");
+  bad.mutable_submit()->set_sweep("base { " + read(kSmall) +
+                                  " } axes { path: \"job.parallelism.tp\" values: [\"4\"] }");
+  expect_error(c.call(bad), "job.parallelism.tp: unknown field");
+  EXPECT_TRUE(c.call(status_request()).ok());
+  // Oversized: an error reply, then that connection is closed; new ones are served.
+  {
+    Client big("127.0.0.1", port_);
+    const auto header = encode_length(1u << 30);
+    expect_error(big.call_raw(std::string(header.begin(), header.end())), "exceeds the limit of 4096 bytes");
+  }
+  spec::ServiceRequest large;
+  large.mutable_submit()->set_experiment(std::string(5000, ' '));
+  {
+    Client big("127.0.0.1", port_);
+    expect_error(big.call(large), "exceeds the limit");
+  }
+  Client after("127.0.0.1", port_);
+  EXPECT_TRUE(after.call(status_request()).ok());
+  EXPECT_TRUE(c.call(status_request()).ok());
+}
+
+TEST_F(ServeTest, TokenIsRequiredWhenConfigured) {
+  ServerOptions o;
+  o.token_file = token_file("0123456789abcdef-secret", fs::perms::owner_read | fs::perms::owner_write);
+  start(o);
+  Client c("127.0.0.1", port_);
+  auto reply = c.call(status_request());
+  EXPECT_FALSE(reply.ok());
+  EXPECT_NE(reply.error().find("unauthenticated"), std::string::npos) << reply.error();
+  auto wrong = status_request();
+  wrong.set_token("0123456789abcdef-secreT");
+  EXPECT_FALSE(c.call(wrong).ok());
+  auto right = status_request();
+  right.set_token("0123456789abcdef-secret");
+  EXPECT_TRUE(c.call(right).ok());
+}
+
+TEST_F(ServeTest, BeyondLoopbackNeedsAPrivateTokenFile) {
+  boost::asio::io_context io;
+  ServerOptions o;
+  o.jobs.state_dir = (dir_ / "state").string();
+  o.bind_address = "0.0.0.0";
+  auto error_of = [&](const ServerOptions& opts) -> std::string {
+    try {
+      Server s(io, opts);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(started)";
+  };
+  EXPECT_NE(error_of(o).find("a --token-file (mode 0600) is required"), std::string::npos) << error_of(o);
+  o.token_file = (dir_ / "missing").string();
+  EXPECT_NE(error_of(o).find("cannot read"), std::string::npos) << error_of(o);
+  o.token_file = token_file("0123456789abcdef-secret", fs::perms::owner_read | fs::perms::owner_write |
+                                                           fs::perms::group_read | fs::perms::others_read);
+  EXPECT_NE(error_of(o).find("has mode 0644"), std::string::npos) << error_of(o);
+  fs::permissions(o.token_file, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(error_of(o), "(started)");
+  o.bind_address = "not-an-address";
+  EXPECT_NE(error_of(o).find("--bind"), std::string::npos);
+}
+
+TEST_F(ServeTest, ThousandStatusRequestsFromEightClients) {
+  start();
+  constexpr int kClients = 8, kPerClient = 125;
+  std::atomic<int> ok{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kClients; ++t) {
+    threads.emplace_back([&] {
+      try {
+        Client c("127.0.0.1", port_);
+        for (int i = 0; i < kPerClient; ++i) (c.call(status_request()).ok() ? ok : failed)++;
+      } catch (const std::exception&) {
+        failed += kPerClient;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), kClients * kPerClient);
+  EXPECT_EQ(failed.load(), 0);
+}
+
+}  // namespace
+}  // namespace warpsim::serve
