@@ -35,6 +35,7 @@ struct SweepFlags {
   bool list = false;
   bool index_only = false;
   bool no_progress = false;
+  bool no_hdf5 = false;
   std::vector<std::string> run_flags;
   // Slurm
   bool slurm = false;
@@ -71,6 +72,7 @@ int submit_sweep(const SweepFlags& f, const sweep::SweepStore& store, std::size_
   o.command = {
       "--log-level", "warn", "sweep", "--out", store.dir(), "--task", std::string(slurm::kTaskPlaceholder)};
   for (const auto& flag : f.run_flags) o.command.push_back("--run-flag=" + flag);
+  if (f.no_hdf5) o.command.push_back("--no-hdf5");
   const std::string script = slurm::render_sbatch_script(o);
   if (f.dry_run) {
     std::cout << script;
@@ -100,6 +102,7 @@ int run_sweep(const SweepFlags& f, const CommandEnv& env, CLI::App& cmd) {
   options.jobs = f.jobs;
   options.run_flags = f.run_flags;
   options.progress = !f.no_progress;
+  options.hdf5 = !f.no_hdf5;
   for (const auto& flag : f.run_flags) {
     if (flag.rfind("--", 0) != 0)
       throw UsageError("--run-flag: '" + flag + "' is not a flag (write --run-flag=--sync=sequential)");
@@ -162,6 +165,7 @@ std::function<int()> add_sweep_command(CLI::App& app, const CommandEnv& env) {
       ->capture_default_str();
   cmd->add_flag("--list", f->list, "print the experiments (index, id, name, overrides) and exit");
   cmd->add_flag("--no-progress", f->no_progress, "no progress line on stderr");
+  cmd->add_flag("--no-hdf5", f->no_hdf5, "no per-experiment HDF5 results file (only the text summary)");
   cmd->add_option("--run-flag", f->run_flags,
                   "extra flag for every `warpsim run`, e.g. --run-flag=--sync=sequential (repeatable)");
   cmd->add_option("--task", f->task,

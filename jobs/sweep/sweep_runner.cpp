@@ -136,6 +136,8 @@ std::vector<std::string> run_command(const SweepStore& store, const ManifestEntr
                                 store.experiment_path(entry.id),
                                 "--progress-seconds",
                                 "0"};
+  // Each experiment's HDF5 results file (meta, summary, time series) next to its summary.
+  if (options.hdf5) argv.insert(argv.end(), {"--output", store.h5_path(entry.id), "--overwrite"});
   argv.insert(argv.end(), options.run_flags.begin(), options.run_flags.end());
   return argv;
 }

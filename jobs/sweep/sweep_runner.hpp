@@ -18,6 +18,7 @@ struct RunnerOptions {
   std::vector<std::string> run_flags;  // extra `warpsim run` flags (e.g. --sync sequential)
   bool progress = true;                // progress line on the stream given to run_local
   std::string warpsim_binary;          // empty: this executable
+  bool hdf5 = true;                    // each run writes results/<id>.h5 (`warpsim run --output`)
 };
 
 struct RunnerResult {

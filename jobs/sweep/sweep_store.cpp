@@ -191,6 +191,9 @@ std::string SweepStore::result_path(const std::string& id) const {
 std::string SweepStore::failed_path(const std::string& id) const {
   return dir_ + "/results/" + id + ".failed";
 }
+std::string SweepStore::h5_path(const std::string& id) const {
+  return dir_ + "/results/" + id + ".h5";
+}
 std::string SweepStore::partial_path(const std::string& id) const {
   return dir_ + "/results/" + id + ".part";
 }

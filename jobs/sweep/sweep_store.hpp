@@ -3,6 +3,7 @@
 //   DIR/manifest.tsv             index, id, name, overrides of every experiment (written when prepared)
 //   DIR/experiments/<id>.textproto  the experiment's full spec (what `warpsim run` gets)
 //   DIR/results/<id>.txt         the run's `key: value` summary + `spec digest:`; exists only if it succeeded
+//   DIR/results/<id>.h5          the run's HDF5 results file (`warpsim run --output`: meta, summary, series)
 //   DIR/results/<id>.failed      exit status and stderr tail of a failed run (removed when it succeeds)
 //   DIR/logs/<id>.log            the run's stderr
 //   DIR/index.csv, DIR/index.h5  the results index: one row per experiment, rebuilt from the files above
@@ -43,6 +44,7 @@ class SweepStore {
   std::string experiment_path(const std::string& id) const;
   std::string result_path(const std::string& id) const;
   std::string failed_path(const std::string& id) const;
+  std::string h5_path(const std::string& id) const;  // the run's HDF5 results file
   std::string log_path(const std::string& id) const;
   std::string partial_path(const std::string& id) const;  // the running child's stdout
   std::string index_csv() const { return dir_ + "/index.csv"; }

@@ -1,6 +1,6 @@
 # A 16-experiment sweep of the 64-GPU test experiment with --jobs 2, stopped part-way (SIGTERM) and resumed:
 # the resumed run runs only the missing experiments (finished results keep their inode and mtime), the end
-# state is 16 results files and a 16-row index (CSV and HDF5), and a third run has nothing left to do.
+# state is 16 results (summary + HDF5 file each) and a 16-row index (CSV and HDF5), and a third run has nothing left to do.
 set -euo pipefail
 WARPSIM=${1:?usage: $0 path/to/warpsim}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,6 +42,8 @@ echo "$second"
 [[ $(value ran "$second") -eq $((16 - done_before)) ]] || fail "resume ran $(value ran "$second")"
 [[ $(value failed "$second") -eq 0 ]] || fail "experiments failed on resume"
 (($(count_results) == 16)) || fail "expected 16 results files, got $(count_results)"
+h5=$(find "$out/results" -name '*.h5' | wc -l)
+((h5 == 16)) || fail "expected 16 HDF5 results files, got $h5"
 # Results finished before the interrupt were not rewritten (same inode and mtime).
 while read -r name inode mtime; do
   grep -qx "$name $inode $mtime" <(stat -c '%n %i %.9Y' "$name") || fail "$name was redone on resume"
