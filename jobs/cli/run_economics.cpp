@@ -223,6 +223,22 @@ void add_report(io::KeyValueReport& report, const spec::ExperimentSpec& exp, con
   const double it_j = e.total_joules();
   const energy::CostParams c = cost_params(exp.cost());
   const double network_j = e.joules(Kind::kNic) + e.joules(Kind::kNvSwitch) + e.joules(Kind::kSwitch);
+  // The power model used, so that power series can be derived from a results file's utilization and byte
+  // series (scripts/analysis/power_series.py) with the same parameters.
+  const auto pj = [](double joules_per_byte) { return joules_per_byte / 8e-12; };
+  report.add("power gpu idle w", power.gpu_idle_w, 3);
+  report.add("power gpu busy w", power.gpu_busy_w, 3);
+  report.add("power node w", power.node_static_w, 3);
+  report.add("power nic w", power.nic.static_w, 3);
+  report.add("power nic pj per bit", pj(power.nic.joules_per_byte), 6);
+  report.add("power nvswitch w", power.nvswitch.static_w, 3);
+  report.add("power nvswitch pj per bit", pj(power.nvswitch.joules_per_byte), 6);
+  report.add("power switch w", power.network_switch.static_w, 3);
+  report.add("power switch pj per bit", pj(power.network_switch.joules_per_byte), 6);
+  report.add("power storage w", power.storage.static_w, 3);
+  report.add("power storage pj per bit", pj(power.storage.joules_per_byte), 6);
+  report.add("energy seconds", run.run_seconds, 12);
+  report.add("it energy joules", it_j, 3);
   report.add("average it power kw", it_j / run.run_seconds / 1e3, 3);
   report.add("it energy joules per step", it_j / run.steps, 1);
   report.add("it energy joules per token", it_j / run.steps / run.tokens_per_step, 6);
