@@ -128,5 +128,17 @@ TEST(ClusterSpec, OtherBadFields) {
   EXPECT_EQ(error_of(good()), "");
 }
 
+TEST(ClusterSpec, FidelityAndSwitchingExamplesLoad) {
+  const auto flow =
+      to_cluster_params(load_cluster_spec(WARPSIM_EXAMPLES_DIR "/fat_tree_2tier_16gpu_flow.textproto"));
+  EXPECT_EQ(flow.fidelity, cluster::Fidelity::kFlow);
+  EXPECT_FALSE(flow.cut_through);
+  const auto ct = to_cluster_params(
+      load_cluster_spec(WARPSIM_EXAMPLES_DIR "/fat_tree_3tier_16gpu_cut_through.textproto"));
+  EXPECT_EQ(ct.fidelity, cluster::Fidelity::kPacket);
+  EXPECT_TRUE(ct.cut_through);
+  EXPECT_EQ(ct.tiers, 3u);
+}
+
 }  // namespace
 }  // namespace warpsim::spec

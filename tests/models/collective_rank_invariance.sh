@@ -23,4 +23,22 @@ $reference"
   got=$(run_np 4 "${alltoall[@]}" --sync optimistic --partition round-robin | rows)
   [[ "$got" == "$reference" ]] || fail "$spec alltoall np=4 differs"
 done
+# Flow fidelity and cut-through switching, with the tree and hierarchical algorithms.
+for spec in fat_tree_2tier_16gpu_flow.textproto fat_tree_3tier_16gpu_cut_through.textproto; do
+  for algorithm in tree hierarchical; do
+    args=(collective --cluster "$EXAMPLES/$spec" --algorithm "$algorithm" --min-bytes 256KiB --max-bytes 256KiB
+          --chunk-bytes 64KiB)
+    reference=$(run_np 1 "${args[@]}" --sync sequential | rows)
+    [[ $(printf '%s\n' "$reference" | grep -c .) -eq 1 ]] || fail "expected 1 row: $reference"
+    for variant in "2 optimistic block" "4 optimistic round-robin"; do
+      read -r np sync partition <<<"$variant"
+      got=$(run_np "$np" "${args[@]}" --sync "$sync" --partition "$partition" | rows)
+      [[ "$got" == "$reference" ]] || fail "$spec $algorithm np=$np $sync $partition differs:
+$got
+--- sequential:
+$reference"
+      echo "ok $spec $algorithm np=$np $sync $partition"
+    done
+  done
+done
 echo "$reference"
