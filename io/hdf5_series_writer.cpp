@@ -97,6 +97,9 @@ void write_rows(hid_t parent, const std::string& name, hid_t mem_type, hid_t fil
   h5::Handle ds =
       h5::dataset(H5Dcreate2(parent, name.c_str(), file_type, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
                   "creating dataset " + name);
+  // An empty dataset (a kind without components, e.g. packet NICs under flow fidelity) has nothing to
+  // write, and a collective write of nothing fails in MPI-IO. `rows` is the same on every rank.
+  if (rows == 0 || (rank2 == 2 && columns == 0)) return;
   select_rows(file_space, sorted_ids, columns);
   const hsize_t elements = sorted_ids.size() * (rank2 == 2 ? columns : 1);
   const hsize_t mem_dims[1] = {std::max<hsize_t>(elements, 1)};

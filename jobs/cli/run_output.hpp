@@ -65,7 +65,7 @@ class RunOutput {
   RunFacts facts_;
 };
 
-// The automatic interval: about 200 samples over `seconds`, rounded down to 1, 2 or 5 x 10^k ns (>= 1 ns).
+// The automatic interval: about 100 samples over `seconds`, rounded down to 1, 2 or 5 x 10^k ns (>= 1 ns).
 // At the end of the run it widens (by 2, 5, 10, 20, ...) until at most kMaxAutomaticSamples remain.
 inline constexpr std::uint64_t kMaxAutomaticSamples = 500;
 SimTime automatic_interval_ps(double seconds);

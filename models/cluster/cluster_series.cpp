@@ -49,7 +49,8 @@ ClusterSeries::ClusterSeries(SeriesRecorder& recorder, const FatTree& topology)
        {"leaf", "", false, "leaf switch index of the GPU's NIC (its rail)"},
        {"lp", "", false, "LP id"}});
   nic_ = recorder.declare_kind(
-      "nic", topology.gpus(),
+      // Flow fidelity replaces the packet NICs (FlowNicLp records nothing): the kind then has no rows.
+      "nic", topology.has_flow_network() ? 0 : topology.gpus(),
       {{"tx_bytes", "bytes", A::kSum, "bytes serialized on all egress ports, spread over serialization"},
        {"nvlink_tx_bytes", "bytes", A::kSum, "the part of tx_bytes sent over NVLink to the node's NVSwitch"},
        {"rx_bytes", "bytes", A::kSum, "bytes of packets received (at their arrival)"},

@@ -153,7 +153,6 @@ def plot_link_utilization(f, path):
         right.hist(samples[samples > 0], bins=bins, histtype="step", linewidth=1.5, label=name)
     left.set_xlabel("mean utilization per port over the run")
     left.set_ylabel("ports")
-    left.set_yscale("log")
     left.legend(fontsize=8)
     right.set_xlabel("utilization per port and sample (non-idle samples)")
     right.set_ylabel("port-samples")

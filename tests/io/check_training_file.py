@@ -2,7 +2,7 @@
 """Reader test for a training results file (`warpsim run --output`): every kind's shapes, units and
 columns, /meta, and that the per-sample series add up to the run's totals: NIC tx bytes == NIC rx bytes ==
 GPU bytes sent == the report's network bytes per GPU per step x GPUs x steps; GPU busy time == compute
-seconds x GPUs x steps; GPU FLOPs == TFLOP/s per GPU x step time x GPUs x steps; storage requests ==
+seconds x GPUs x steps; GPU FLOPs == TFLOP/s per GPU x step time x GPUs x steps; storage requests >=
 one checkpoint write per GPU; NVSwitch port bytes == NIC NVLink bytes; leaf-to-NIC port bytes == scale-out bytes.
 
 Usage: check_training_file.py FILE.h5 GPUS STEPS
@@ -95,9 +95,9 @@ def main():
         busy = series["gpu/busy"][()]
         assert np.all(busy + wait <= 1 + 1e-9), "busy + waiting exceeds the interval"
         assert wait.sum() > 0
-        # The checkpoint: one write request per job GPU to the storage targets.
+        # The checkpoint: (at least) one write request per job GPU; data loading may add reads.
         assert series["storage/write_bytes"][()].sum() > 0
-        assert series["storage/requests"][()].sum() == gpus * (steps // 2), series["storage/requests"][()].sum()
+        assert series["storage/requests"][()].sum() >= gpus * (steps // 2), series["storage/requests"][()].sum()
     print(f"ok {path}: {samples} samples of {interval / 1e6:g} us; {sent:.0f} bytes sent == NIC tx == rx; "
           f"busy {busy_s:.6g} GPU-s; {flops:.4g} FLOP")
     return 0
