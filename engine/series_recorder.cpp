@@ -79,8 +79,8 @@ SeriesRecorder::Component SeriesRecorder::add_component(KindId kind_id, std::uin
   kind.column_values.insert(kind.column_values.end(), columns.begin(), columns.end());
   // Zero bits are an empty [0, 0) sample and 0.0 sums.
   kind.accumulators.resize(kind.accumulators.size() + kind.stride, 0);
+  kind.grid.resize(kind.grid.size() + capacity_ * kind.metrics.size(), 0.0);
   for (std::size_t m = 0; m < kind.metrics.size(); ++m) {
-    kind.values[m].resize(kind.values[m].size() + capacity_, 0.0);
     if (kind.metrics[m].aggregation != Aggregation::kSum) kind.levels[m].emplace_back();
   }
   return Component{kind_id, local};
@@ -90,13 +90,12 @@ void SeriesRecorder::reserve(std::uint64_t samples) {
   if (samples <= capacity_) return;
   const std::uint64_t cap = std::min(samples_, std::max(samples, 2 * capacity_));
   for (Kind& kind : kinds_) {
-    for (std::vector<double>& v : kind.values) {
-      std::vector<double> grown(kind.ids.size() * cap, 0.0);
-      for (std::size_t local = 0; local < kind.ids.size(); ++local)
-        std::copy_n(v.begin() + static_cast<std::ptrdiff_t>(local * capacity_), capacity_,
-                    grown.begin() + static_cast<std::ptrdiff_t>(local * cap));
-      v = std::move(grown);
-    }
+    const std::size_t m = kind.metrics.size();
+    std::vector<double> grown(kind.ids.size() * cap * m, 0.0);
+    for (std::size_t local = 0; local < kind.ids.size(); ++local)
+      std::copy_n(kind.grid.begin() + static_cast<std::ptrdiff_t>(local * capacity_ * m), capacity_ * m,
+                  grown.begin() + static_cast<std::ptrdiff_t>(local * cap * m));
+    kind.grid = std::move(grown);
   }
   capacity_ = cap;
 }
@@ -104,7 +103,7 @@ void SeriesRecorder::reserve(std::uint64_t samples) {
 double* SeriesRecorder::slot(Kind& kind, std::uint32_t metric, std::uint32_t local, std::uint64_t s) {
   reserve(s + 1);
   used_ = std::max(used_, s + 1);
-  return kind.values[metric].data() + static_cast<std::size_t>(local) * capacity_ + s;
+  return kind.grid.data() + (static_cast<std::size_t>(local) * capacity_ + s) * kind.metrics.size() + metric;
 }
 
 void SeriesRecorder::hold(Kind& kind, std::uint32_t metric, std::uint32_t local, SimTime until) {
@@ -114,14 +113,15 @@ void SeriesRecorder::hold(Kind& kind, std::uint32_t metric, std::uint32_t local,
   const std::uint64_t first = lv.since / interval_;
   const std::uint64_t last = (until - 1) / interval_;  // last sample with a non-empty overlap
   reserve(last + 1);
-  double* v = kind.values[metric].data() + static_cast<std::size_t>(local) * capacity_;
+  const std::size_t stride = kind.metrics.size();
+  double* v = kind.grid.data() + static_cast<std::size_t>(local) * capacity_ * stride + metric;
   if (kind.metrics[metric].aggregation == Aggregation::kMax) {
-    for (std::uint64_t s = first; s <= last; ++s) v[s] = std::max(v[s], lv.level);
+    for (std::uint64_t s = first; s <= last; ++s) v[s * stride] = std::max(v[s * stride], lv.level);
   } else {
     for (std::uint64_t s = first; s <= last; ++s) {
       const SimTime lo = std::max(lv.since, s * interval_);
       const SimTime hi = std::min(until, (s + 1) * interval_);
-      v[s] += lv.level * static_cast<double>(hi - lo);
+      v[s * stride] += lv.level * static_cast<double>(hi - lo);
     }
   }
   lv.since = until;
@@ -131,13 +131,13 @@ void SeriesRecorder::flush(Kind& kind, std::uint32_t local) {
   std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(local) * kind.stride;
   if (acc[1] == acc[0]) return;  // no sample yet
   const std::uint64_t sample = acc[0] / interval_;
+  double* v = sample < samples_ ? slot(kind, 0, local, sample) : nullptr;  // the sample's metrics, adjacent
   for (std::size_t m = 0; m < kind.metrics.size(); ++m) {
     const double sum = std::bit_cast<double>(acc[2 + m]);
     if (sum == 0) continue;
     acc[2 + m] = std::bit_cast<std::uint64_t>(0.0);
-    if (sample >= samples_) continue;
-    double* v = slot(kind, static_cast<std::uint32_t>(m), local, sample);
-    *v = kind.metrics[m].aggregation == Aggregation::kMax ? std::max(*v, sum) : *v + sum;
+    if (v == nullptr) continue;
+    v[m] = kind.metrics[m].aggregation == Aggregation::kMax ? std::max(v[m], sum) : v[m] + sum;
   }
 }
 
@@ -211,19 +211,20 @@ void SeriesRecorder::coarsen(std::uint64_t factor) {
   const std::uint64_t samples = end_time_ / interval + (end_time_ % interval != 0 ? 1 : 0);
   const std::uint64_t capacity = std::min(samples, (capacity_ + factor - 1) / factor);
   for (Kind& kind : kinds_) {
-    for (std::uint32_t m = 0; m < kind.metrics.size(); ++m) {
-      const bool max = kind.metrics[m].aggregation == Aggregation::kMax;
-      std::vector<double> merged(kind.ids.size() * capacity, 0.0);
-      for (std::size_t local = 0; local < kind.ids.size(); ++local) {
-        const double* from = kind.values[m].data() + local * capacity_;
-        double* to = merged.data() + local * capacity;
-        for (std::uint64_t s = 0; s < capacity_; ++s) {
-          double& slot = to[s / factor];
-          slot = max ? std::max(slot, from[s]) : slot + from[s];
+    const std::size_t stride = kind.metrics.size();
+    std::vector<double> merged(kind.ids.size() * capacity * stride, 0.0);
+    for (std::size_t local = 0; local < kind.ids.size(); ++local) {
+      const double* from = kind.grid.data() + local * capacity_ * stride;
+      double* to = merged.data() + local * capacity * stride;
+      for (std::uint64_t s = 0; s < capacity_; ++s) {
+        for (std::size_t m = 0; m < stride; ++m) {
+          double& slot = to[s / factor * stride + m];
+          const double v = from[s * stride + m];
+          slot = kind.metrics[m].aggregation == Aggregation::kMax ? std::max(slot, v) : slot + v;
         }
       }
-      kind.values[m] = std::move(merged);
     }
+    kind.grid = std::move(merged);
   }
   interval_ = interval;
   samples_ = samples;
@@ -244,23 +245,24 @@ void SeriesRecorder::finish(SimTime end) {
       if (!kind.levels[m].empty()) {
         for (std::uint32_t local = 0; local < kind.ids.size(); ++local) hold(kind, m, local, end_time_);
       }
-      if (kind.metrics[m].aggregation != Aggregation::kTimeAverage) continue;
-      for (std::uint32_t local = 0; local < kind.ids.size(); ++local) {
-        double* v = kind.values[m].data() + static_cast<std::size_t>(local) * capacity_;
+    }
+    // Per metric, rows of exactly sample_count() values (row() is a plain subspan); time integrals become
+    // averages over each sample's true length.
+    const std::size_t stride = kind.metrics.size();
+    for (std::size_t m = 0; m < stride; ++m) {
+      const bool average = kind.metrics[m].aggregation == Aggregation::kTimeAverage;
+      std::vector<double>& exact = kind.values[m];
+      exact.assign(kind.ids.size() * samples_, 0.0);
+      for (std::size_t local = 0; local < kind.ids.size(); ++local) {
+        const double* from = kind.grid.data() + local * capacity_ * stride + m;
+        double* to = exact.data() + local * samples_;
         for (std::uint64_t s = 0; s < samples_; ++s) {
-          const SimTime length = std::min(end_time_, (s + 1) * interval_) - s * interval_;
-          v[s] /= static_cast<double>(length);
+          to[s] = from[s * stride];
+          if (average) to[s] /= static_cast<double>(std::min(end_time_, (s + 1) * interval_) - s * interval_);
         }
       }
     }
-    // Rows become exactly sample_count() long, so row() is a plain subspan.
-    for (std::vector<double>& v : kind.values) {
-      std::vector<double> exact(kind.ids.size() * samples_);
-      for (std::size_t local = 0; local < kind.ids.size(); ++local)
-        std::copy_n(v.begin() + static_cast<std::ptrdiff_t>(local * capacity_), samples_,
-                    exact.begin() + static_cast<std::ptrdiff_t>(local * samples_));
-      v = std::move(exact);
-    }
+    std::vector<double>().swap(kind.grid);
   }
   capacity_ = samples_;
 }

@@ -54,18 +54,21 @@ class SeriesRecorder {
     std::uint64_t component_count = 0;  // global: ids are dense in [0, component_count)
     std::vector<MetricSpec> metrics;
     std::vector<ColumnSpec> columns;
-    std::vector<std::uint64_t> ids;           // local components' global ids, in registration order
-    std::vector<std::string> names;           // same order; may be empty strings
-    std::vector<double> column_values;        // [local component][column]
-    std::vector<std::vector<double>> values;  // per metric: [local component][capacity]
+    std::vector<std::uint64_t> ids;     // local components' global ids, in registration order
+    std::vector<std::string> names;     // same order; may be empty strings
+    std::vector<double> column_values;  // [local component][column]
+    // While recording: [local component][capacity][metric], so that closing a sample touches one
+    // cache line per component. finish() turns it into `values`: per metric, [local component][sample].
+    std::vector<double> grid;
+    std::vector<std::vector<double>> values;
     struct Level {
       double level = 0;
       SimTime since = 0;
     };
     std::vector<std::vector<Level>> levels;  // per metric: per local component (set() gauges only)
     // Point records accumulate into a small per-component record for the current sample (sums, or the
-    // peak for kMax metrics) and reach `values` once per sample. The cursor only moves forward: a record
-    // for an earlier sample goes straight to `values`, so a handler recording at a few nearby times (a
+    // peak for kMax metrics) and reach `grid` once per sample. The cursor only moves forward: a record
+    // for an earlier sample goes straight to `grid`, so a handler recording at a few nearby times (a
     // packet's arrival, and its later serialization) does not flush back and forth. The
     // per-event path touches one cache line per component instead of missing into the [component][sample]
     // arrays. Record: [sample start, sample end, one double (as bits)

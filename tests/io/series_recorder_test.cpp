@@ -1,9 +1,11 @@
 // SeriesRecorder semantics: counters sum per interval, gauges give the interval's peak or time-weighted
-// mean with the level carried across intervals, the last interval may be partial, and bad declarations throw.
+// mean with the level carried across intervals, the last interval may be partial, and bad declarations throw;
+// spreads split by overlap, peaks hold no level, the grid grows and coarsens exactly.
 #include "engine/series_recorder.hpp"
 
 #include <gtest/gtest.h>
 
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -95,6 +97,68 @@ TEST(SeriesRecorder, RejectsBadDeclarations) {
   const auto k = r.declare_kind("k", 2, {MetricSpec{"a", "", Aggregation::kSum, ""}});
   EXPECT_THROW(r.declare_kind("k", 1, {MetricSpec{"b", "", Aggregation::kSum, ""}}), std::invalid_argument);
   EXPECT_THROW(r.add_component(k, 2), std::invalid_argument);
+}
+
+TEST(SeriesRecorder, SpreadSplitsByOverlapAndKeepsTheTotal) {
+  SeriesRecorder r(10, 1000);
+  const auto k = r.declare_kind("p", 1,
+                                {MetricSpec{"bytes", "bytes", Aggregation::kSum, ""},
+                                 MetricSpec{"busy", "fraction", Aggregation::kTimeAverage, ""}});
+  const auto c = r.add_component(k, 0);
+  r.add_spread(c, 0, 5, 25, 40);  // 5 in [0,10), 10 in [10,20), 5 in [20,30): 10, 20, 10
+  r.add_spread(c, 0, 21, 24, 3);  // inside one sample
+  r.add_spread(c, 1, 5, 25, 20);  // busy from 5 to 25: fractions 0.5, 1, 0.5
+  r.finish(30);
+  EXPECT_EQ(r.sample_count(), 3u);
+  EXPECT_EQ(row(r, c, 0), (std::vector<double>{10, 20, 13}));
+  EXPECT_EQ(row(r, c, 1), (std::vector<double>{0.5, 1, 0.5}));
+}
+
+TEST(SeriesRecorder, PeakHoldsNoLevelAndEarlierRecordsStillCount) {
+  SeriesRecorder r(10, 100);
+  const auto k = r.declare_kind("q", 1,
+                                {MetricSpec{"depth", "bytes", Aggregation::kMax, ""},
+                                 MetricSpec{"n", "events", Aggregation::kSum, ""}});
+  const auto c = r.add_component(k, 0);
+  r.peak(c, 0, 12, 7);
+  r.peak(c, 0, 15, 3);
+  r.add(c, 1, 35, 1);
+  r.peak(c, 0, 2, 4);  // before the cursor: written straight to its sample
+  r.add(c, 1, 11, 2);
+  r.finish();
+  EXPECT_EQ(row(r, c, 0), (std::vector<double>{4, 7, 0, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(row(r, c, 1), (std::vector<double>{0, 2, 0, 1, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(r.used_samples(), 4u);
+}
+
+TEST(SeriesRecorder, GrowsPastItsInitialCapacityAndCoarsensExactly) {
+  SeriesRecorder r(1, 100000);
+  const auto k = r.declare_kind(
+      "g", 2,
+      {MetricSpec{"n", "events", Aggregation::kSum, ""}, MetricSpec{"peak", "bytes", Aggregation::kMax, ""},
+       MetricSpec{"busy", "fraction", Aggregation::kTimeAverage, ""}},
+      {ColumnSpec{"node", "", false, ""}});
+  const double node = 3;
+  const auto a = r.add_component(k, 1, "a", std::span<const double>(&node, 1));
+  const auto b = r.add_component(k, 0, "b", std::span<const double>(&node, 1));
+  for (SimTime t = 0; t < 1000; ++t) {
+    r.add(a, 0, t, 1);
+    r.peak(a, 1, t, static_cast<double>(t));
+  }
+  r.set(b, 2, 100, 1);  // busy from 100 on
+  r.add(b, 0, 999, 5);
+  EXPECT_EQ(r.used_samples(), 1000u);
+  r.coarsen(100);
+  r.finish(r.used_samples() * r.interval());
+  EXPECT_EQ(r.interval(), 100u);
+  ASSERT_EQ(r.sample_count(), 10u);
+  const auto n = row(r, a, 0);
+  EXPECT_EQ(n, std::vector<double>(10, 100));
+  EXPECT_EQ(row(r, a, 1)[9], 999);
+  EXPECT_EQ(row(r, b, 2)[0], 0);
+  EXPECT_EQ(row(r, b, 2)[5], 1);
+  EXPECT_EQ(row(r, b, 0)[9], 5);
+  EXPECT_EQ(r.kinds()[0].column_values, (std::vector<double>{3, 3}));
 }
 
 }  // namespace
