@@ -51,6 +51,11 @@ class LpContext {
   void send(LpId dst, SimTime delay, std::uint16_t kind) {
     scheduler_->schedule(dst, delay, kind, nullptr, 0);
   }
+  // Untyped send, for wrappers that forward another context's events (jobs/sweep/composite_model.cpp).
+  void send_bytes(LpId dst, SimTime delay, std::uint16_t kind, const void* payload, std::size_t bytes) {
+    assert(bytes <= payload_capacity_);
+    scheduler_->schedule(dst, delay, kind, payload, bytes);
+  }
 
   // Kernel side: point the context at the event about to be handled.
   void bind(LpId self, SimTime now, const EventKey& key, std::uint16_t kind, std::byte* payload,

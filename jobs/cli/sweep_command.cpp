@@ -15,8 +15,10 @@
 #include "io/key_value_report.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/usage_error.hpp"
+#include "jobs/spec/experiment_spec.hpp"
 #include "jobs/spec/sweep_spec.hpp"
 #include "jobs/sweep/child_process.hpp"
+#include "jobs/sweep/in_process.hpp"
 #include "jobs/sweep/sweep_runner.hpp"
 #include "jobs/sweep/sweep_store.hpp"
 #include "slurm/sbatch_script.hpp"
@@ -36,6 +38,7 @@ struct SweepFlags {
   bool index_only = false;
   bool no_progress = false;
   bool no_hdf5 = false;
+  int in_process = 0;
   std::vector<std::string> run_flags;
   // Slurm
   bool slurm = false;
@@ -90,8 +93,42 @@ int submit_sweep(const SweepFlags& f, const sweep::SweepStore& store, std::size_
   return 0;
 }
 
+// --in-process K: the experiments not done yet, K at a time in one engine each (CompositeModel).
+sweep::RunnerResult run_batches(const sweep::SweepStore& store,
+                                const std::vector<sweep::ManifestEntry>& manifest, int k) {
+  sweep::RunnerResult result;
+  result.total = manifest.size();
+  std::vector<const sweep::ManifestEntry*> todo;
+  for (const auto& e : manifest) {
+    if (store.is_done(e.id)) {
+      ++result.skipped;
+    } else {
+      todo.push_back(&e);
+    }
+  }
+  for (std::size_t first = 0; first < todo.size(); first += static_cast<std::size_t>(k)) {
+    const std::size_t last = std::min(todo.size(), first + static_cast<std::size_t>(k));
+    std::vector<spec::ExperimentSpec> specs;
+    for (std::size_t i = first; i < last; ++i)
+      specs.push_back(spec::load_experiment_spec(store.experiment_path(todo[i]->id)));
+    const auto values = sweep::run_in_process(
+        specs, specs.front().simulation().seed() ? specs.front().simulation().seed() : 1);
+    for (std::size_t i = first; i < last; ++i) {
+      std::string summary;
+      for (const auto& [key, value] : values[i - first]) summary += key + ": " + value + "\n";
+      store.record(todo[i]->id, 0, summary, "");
+      ++result.ran;
+    }
+    store.write_index(manifest);
+    std::cerr << "sweep --in-process: " << (result.skipped + result.ran) << "/" << result.total << " done\n";
+  }
+  return result;
+}
+
 int run_sweep(const SweepFlags& f, const CommandEnv& env, CLI::App& cmd) {
   if (env.ranks != 1) throw UsageError("sweep runs as one process; do not start it under mpiexec/srun");
+  if (f.in_process < 0 || f.in_process > 1024) throw UsageError("--in-process must be in [1, 1024]");
+  if (f.in_process > 0 && f.slurm) throw UsageError("--in-process and --slurm do not combine");
   if (f.jobs < 1 || f.jobs > 1024)
     throw UsageError("--jobs must be in [1, 1024] (got " + std::to_string(f.jobs) + ")");
   const bool slurm_flags = !f.partition.empty() || !f.time_limit.empty() || !f.account.empty() ||
@@ -136,7 +173,8 @@ int run_sweep(const SweepFlags& f, const CommandEnv& env, CLI::App& cmd) {
   (void)cmd;
 
   const auto start = std::chrono::steady_clock::now();
-  const auto result = sweep::run_local(store, manifest, options, std::cerr);
+  const auto result = f.in_process > 0 ? run_batches(store, manifest, f.in_process)
+                                       : sweep::run_local(store, manifest, options, std::cerr);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   io::KeyValueReport report;
   report.add("sweep", sweep.name);
@@ -165,6 +203,9 @@ std::function<int()> add_sweep_command(CLI::App& app, const CommandEnv& env) {
       ->capture_default_str();
   cmd->add_flag("--list", f->list, "print the experiments (index, id, name, overrides) and exit");
   cmd->add_flag("--no-progress", f->no_progress, "no progress line on stderr");
+  cmd->add_option("--in-process", f->in_process,
+                  "experimental: simulate K experiments at a time in one engine in this process (step time "
+                  "only; docs/sweeps.md)");
   cmd->add_flag("--no-hdf5", f->no_hdf5, "no per-experiment HDF5 results file (only the text summary)");
   cmd->add_option("--run-flag", f->run_flags,
                   "extra flag for every `warpsim run`, e.g. --run-flag=--sync=sequential (repeatable)");

@@ -67,4 +67,10 @@ assert all(r["step_seconds"] > 0 and not math.isnan(r["step_seconds"]) for r in 
 print("index.h5: 16 rows, all done")
 PY
 fi
+# The experimental in-process path (4 experiments per engine, LP ids offset) gives the same step times.
+"$WARPSIM" sweep "$spec" --out "$work/inproc" --in-process 4 --no-progress >/dev/null 2>&1 || fail "--in-process failed"
+col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } NR > 1 { print $1, $c }' "$1"; }
+diff <(col "$out/index.csv" step_seconds) <(col "$work/inproc/index.csv" step_seconds) >&2 ||
+  fail "--in-process step times differ from the child-process runs"
+echo "ok: --in-process 4 gives the same 16 step times"
 echo "ok: interrupted after $done_before, resumed the other $((16 - done_before)), 16 results, 16-row index"
