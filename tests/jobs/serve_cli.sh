@@ -8,7 +8,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/warpsim-serve-cli.XXXXXX")
 pid=
 cleanup() {
   rc=$?
-  [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
   if ((rc == 0)); then rm -rf "$work"; else echo "work dir kept: $work" >&2; fi
 }
 trap cleanup EXIT

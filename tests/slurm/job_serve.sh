@@ -5,7 +5,7 @@ small=$(cd "$(dirname "$0")/../jobs" && pwd)/small64.textproto
 "$WARPSIM" serve --slurm --state "$work/state" --port 0 --port-file "$work/port" 2>"$work/serve.err" &
 pid=$!
 # lib.sh's exit trap, plus stopping the service by its PID whatever way the test ends.
-trap 'rc=$?; kill "$pid" 2>/dev/null; if ((rc == 0)); then rm -rf "$work"; fi' EXIT
+trap 'rc=$?; kill "$pid" 2>/dev/null || true; if ((rc == 0)); then rm -rf "$work"; fi' EXIT
 stop_service() { kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; }
 for _ in $(seq 1 100); do [[ -s $work/port ]] && break; sleep 0.1; done
 [[ -s $work/port ]] || { stop_service; fail "service did not start: $(cat "$work/serve.err")"; }
