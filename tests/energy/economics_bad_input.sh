@@ -5,16 +5,7 @@ WARPSIM=$1
 SPEC=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-expect() {  # expect NAME FIELD SED-EXPRESSION
-  local name=$1 field=$2 expr=$3 code=0 err
-  sed -e "$expr" "$SPEC" >"$TMP/$name.textproto"
-  cmp -s "$SPEC" "$TMP/$name.textproto" && { echo "FAIL: $name: rewrite did not apply"; exit 1; }
-  err=$("$WARPSIM" run "$TMP/$name.textproto" --sync sequential 2>&1 >/dev/null) || code=$?
-  [[ $code -eq 2 ]] || { echo "FAIL: $name exited $code, expected 2 ($err)"; exit 1; }
-  [[ $(wc -l <<<"$err") -eq 1 ]] || { echo "FAIL: $name: more than one line: $err"; exit 1; }
-  grep -q -- "$field" <<<"$err" || { echo "FAIL: $name: error does not name '$field': $err"; exit 1; }
-  echo "ok $name: $err"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../cli/expect_spec_error.sh"
 expect pue "cost.pue" 's/pue: 1.2/pue: 0.9/'
 expect no_pue "cost.pue" '/pue: 1.2/d'
 expect no_price "cost.electricity_usd_per_kwh" '/electricity_usd_per_kwh/d'

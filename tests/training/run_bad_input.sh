@@ -5,15 +5,7 @@ WARPSIM=$1
 SPEC=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-expect() {  # expect NAME FIELD SED-EXPRESSION
-  local name=$1 field=$2 expr=$3 code=0 err
-  sed -e "$expr" "$SPEC" >"$TMP/$name.textproto"
-  cmp -s "$SPEC" "$TMP/$name.textproto" && { echo "FAIL: $name: rewrite did not apply"; exit 1; }
-  err=$("$WARPSIM" run "$TMP/$name.textproto" --sync sequential 2>&1 >/dev/null) || code=$?
-  [[ $code -eq 2 ]] || { echo "FAIL: $name exited $code, expected 2 ($err)"; exit 1; }
-  grep -q -- "$field" <<<"$err" || { echo "FAIL: $name: error does not name '$field': $err"; exit 1; }
-  echo "ok $name: $err"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../cli/expect_spec_error.sh"
 expect world_too_big "job.world_size_gpus" 's/data_parallel: 4/data_parallel: 8/'
 expect tp_heads "tensor_parallel" 's/tensor_parallel: 2/tensor_parallel: 3/'
 expect unknown_gpu "gpu_type" 's/H100-SXM/Z100/'
