@@ -31,6 +31,12 @@ int tier_of(LpKind k) {
 
 const char* const kTierNames[] = {"nvswitch", "leaf", "spine", "core"};
 
+// GPUs and their NICs share one topology row: node, GPU in node, leaf switch, LP id.
+std::array<double, 4> gpu_columns(const FatTree& topo, std::uint32_t gpu, LpId lp) {
+  const std::uint32_t per_node = topo.params().gpus_per_node;
+  return {double(topo.node_of(gpu)), double(gpu % per_node), double(topo.leaf_of_gpu(gpu)), double(lp)};
+}
+
 }  // namespace
 
 ClusterSeries::ClusterSeries(SeriesRecorder& recorder, const FatTree& topology)
@@ -95,18 +101,12 @@ ClusterSeries::ClusterSeries(SeriesRecorder& recorder, const FatTree& topology)
 
 SeriesRecorder::Component ClusterSeries::add_gpu(LpId lp) {
   const std::uint32_t gpu = topo_.gpu_of(lp);
-  const std::uint32_t per_node = topo_.params().gpus_per_node;
-  const std::array<double, 4> cols = {double(topo_.node_of(gpu)), double(gpu % per_node),
-                                      double(topo_.leaf_of_gpu(gpu)), double(lp)};
-  return recorder_->add_component(gpu_, gpu, "gpu" + std::to_string(gpu), cols);
+  return recorder_->add_component(gpu_, gpu, "gpu" + std::to_string(gpu), gpu_columns(topo_, gpu, lp));
 }
 
 SeriesRecorder::Component ClusterSeries::add_nic(LpId lp) {
   const std::uint32_t gpu = topo_.gpu_of(lp);
-  const std::uint32_t per_node = topo_.params().gpus_per_node;
-  const std::array<double, 4> cols = {double(topo_.node_of(gpu)), double(gpu % per_node),
-                                      double(topo_.leaf_of_gpu(gpu)), double(lp)};
-  return recorder_->add_component(nic_, gpu, "nic" + std::to_string(gpu), cols);
+  return recorder_->add_component(nic_, gpu, "nic" + std::to_string(gpu), gpu_columns(topo_, gpu, lp));
 }
 
 SeriesRecorder::Component ClusterSeries::add_storage(LpId lp) {
