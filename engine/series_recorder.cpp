@@ -100,6 +100,19 @@ void SeriesRecorder::reserve(std::uint64_t samples) {
   capacity_ = cap;
 }
 
+double* SeriesRecorder::cell(Kind& kind, std::uint32_t local, std::uint64_t s) {
+  return kind.grid.data() + (static_cast<std::size_t>(local) * capacity_ + s) * kind.metrics.size();
+}
+
+const double* SeriesRecorder::cell(const Kind& kind, std::uint32_t local, std::uint64_t s) const {
+  return kind.grid.data() + (static_cast<std::size_t>(local) * capacity_ + s) * kind.metrics.size();
+}
+
+void SeriesRecorder::allocate_grid(std::uint64_t capacity) {
+  for (Kind& kind : kinds_) kind.grid.assign(kind.ids.size() * capacity * kind.metrics.size(), 0.0);
+  capacity_ = capacity;
+}
+
 double* SeriesRecorder::slot(Kind& kind, std::uint32_t metric, std::uint32_t local, std::uint64_t s) {
   reserve(s + 1);
   used_ = std::max(used_, s + 1);

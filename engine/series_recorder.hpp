@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <iosfwd>
 #include <span>
 #include <string>
 #include <string_view>
@@ -147,6 +148,15 @@ class SeriesRecorder {
   // The samples of one local component after finish(): sample_count() values.
   std::span<const double> row(KindId kind, std::uint32_t metric, std::uint32_t local) const;
 
+  // Checkpoint/restart: save() writes everything recorded so far (grid, current samples, held levels,
+  // interval after coarsen(), finished or not) in a binary form; load() restores it into a recorder that
+  // declared the same kinds and registered the same components (ids, in the same order), after which
+  // recording continues as if never interrupted. The form is logical (per component and sample), not the
+  // in-memory layout. load() throws std::runtime_error naming what is wrong on malformed, truncated or
+  // mismatching input, and leaves the recorder unchanged then.
+  void save(std::ostream& out) const;
+  void load(std::istream& in);
+
  private:
   void hold(Kind& kind, std::uint32_t metric, std::uint32_t local, SimTime until);
   void flush(Kind& kind, std::uint32_t local);
@@ -157,6 +167,11 @@ class SeriesRecorder {
   // Makes sample `s` addressable in every row (grows the rows' capacity) and counts it as used.
   double* slot(Kind& kind, std::uint32_t metric, std::uint32_t local, std::uint64_t s);
   void reserve(std::uint64_t samples);
+  // The `metrics.size()` adjacent values of sample `s` (< capacity_) of one local component while recording.
+  double* cell(Kind& kind, std::uint32_t local, std::uint64_t s);
+  const double* cell(const Kind& kind, std::uint32_t local, std::uint64_t s) const;
+  // Every kind's grid becomes all zeros with room for `capacity` samples per component.
+  void allocate_grid(std::uint64_t capacity);
 
   SimTime interval_;
   SimTime end_time_;
