@@ -19,18 +19,24 @@ void Engine::run_conservative() {
           on_batch(epoch, records, count);
         });
       }
-      std::uint64_t counts[3] = {transport_->batches_sent(), transport_->batches_received(), stats_.committed};
+      const int request = checkpointing_ ? local_checkpoint_request() : 0;
+      std::uint64_t counts[5] = {transport_->batches_sent(), transport_->batches_received(), stats_.committed,
+                                 request >= 1 ? 1u : 0u, request >= 2 ? 1u : 0u};
       SimTime local_next = pending_.empty() ? kTimeInfinity : pending_.top().time;
-      MPI_Allreduce(MPI_IN_PLACE, counts, 3, MPI_UINT64_T, MPI_SUM, comm_);
+      MPI_Allreduce(MPI_IN_PLACE, counts, 5, MPI_UINT64_T, MPI_SUM, comm_);
       MPI_Allreduce(&local_next, &next, 1, MPI_UINT64_T, MPI_MIN, comm_);
       committed_total = counts[2];
-      if (counts[0] == counts[1]) break;
+      if (counts[0] == counts[1]) {
+        // Between windows everything below the next event time is committed: a clean cut.
+        if (counts[3] != 0) decide_cut(next, counts[4] != 0);
+        break;
+      }
     }
     gvt_ = next;
     ++stats_.gvt_rounds;
-    if (next >= config_.end_time) break;
+    if (next >= stop_time_) break;
     const SimTime window_end =
-        std::min(config_.end_time, next > kTimeInfinity - lookahead_ ? kTimeInfinity : next + lookahead_);
+        std::min(stop_time_, next > kTimeInfinity - lookahead_ ? kTimeInfinity : next + lookahead_);
     while (!pending_.empty() && pending_.top().time < window_end) {
       const std::uint32_t index = pending_.top().index;
       pending_.pop();

@@ -73,6 +73,14 @@ Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_C
     stats_.model_state_bytes += types_[type]->state_bytes();
   }
   stats_.local_lps = lps_.size();
+  checkpointing_ = config_.checkpoint.writes();
+  if (checkpointing_ || !config_.checkpoint.resume.empty()) {
+    // Every rank checks every type (not only its own LPs'), so that all ranks refuse alike.
+    for (const LpType* type : types_) {
+      if (!type->checkpointable())
+        throw CheckpointError("checkpoint not supported by LP type '" + std::string(type->name()) + "'");
+    }
+  }
   stats_.event_bytes = pool_.stride();
   stats_.lp_bytes = sizeof(LocalLp) + sizeof(LpId);
 }
@@ -160,6 +168,7 @@ void Engine::execute_forward(std::uint32_t index, LocalLp& lp) {
   ctx_.bind(e.dst, e.time, e.key(), e.kind, e.payload(), config_.seed);
   types_[lp.type]->forward(lp.slot, ctx_);
   ++stats_.processed;
+  max_executed_ = std::max(max_executed_, e.time);
 }
 
 void Engine::commit_and_release(std::uint32_t index, LocalLp& lp) {
@@ -186,9 +195,18 @@ void Engine::init_lps() {
 
 void Engine::run_sequential() {
   std::uint64_t until_clock_check = 1u << 16;
+  std::uint32_t until_request_check = 256;
   while (!pending_.empty()) {
     const PendingEntry top = pending_.top();
-    if (top.time >= config_.end_time) break;
+    if (top.time >= stop_time_) break;
+    if (checkpointing_ && --until_request_check == 0) {
+      until_request_check = 256;
+      // One rank: the cut just after the furthest event executed leaves nothing half done.
+      if (const int request = local_checkpoint_request()) {
+        decide_cut(max_executed_ + 1, request >= 2);
+        if (top.time >= stop_time_) break;
+      }
+    }
     pending_.pop();
     // The next event was written long ago: start its cache miss now, while this one runs.
     if (!pending_.empty()) prefetch_next();
@@ -208,26 +226,60 @@ RunResult Engine::run() {
   MPI_Barrier(comm_);
   start_ = std::chrono::steady_clock::now();
   last_progress_ = start_;
-  init_lps();
-  switch (config_.sync) {
-    case SyncMode::kSequential:
-      run_sequential();
-      break;
-    case SyncMode::kConservative:
-      run_conservative();
-      break;
-    case SyncMode::kOptimistic:
-      run_optimistic();
-      break;
+  last_checkpoint_ = start_;
+  if (config_.checkpoint.resume.empty()) {
+    init_lps();
+  } else {
+    load_checkpoint();
   }
-  for (std::uint32_t local = 0; local < lps_.size(); ++local)
-    types_[lps_[local].type]->finalize(lps_[local].slot);
+  const SimTime at = config_.checkpoint.at;
+  stop_time_ = checkpointing_ && at > cut_base_ && at < config_.end_time ? at : config_.end_time;
+  std::uint64_t written = 0;
+  std::string last_path;
+  bool stopped = false;
+  // One phase per checkpoint: each kernel runs until everything below stop_time_ is committed.
+  for (;;) {
+    done_ = false;
+    switch (config_.sync) {
+      case SyncMode::kSequential:
+        run_sequential();
+        break;
+      case SyncMode::kConservative:
+        run_conservative();
+        break;
+      case SyncMode::kOptimistic:
+        run_optimistic();
+        break;
+    }
+    const SimTime cut = stop_time_;
+    if (cut >= config_.end_time) break;
+    last_path = write_checkpoint(cut);
+    ++written;
+    cut_base_ = cut;
+    last_checkpoint_ = std::chrono::steady_clock::now();
+    if (stop_after_cut_ || config_.checkpoint.stop_after_first) {
+      stopped = true;
+      break;
+    }
+    stop_time_ = config_.end_time;
+  }
+  // A run stopped at a checkpoint is not over: its LPs are finalized by the run that resumes it.
+  if (!stopped) {
+    for (std::uint32_t local = 0; local < lps_.size(); ++local)
+      types_[lps_[local].type]->finalize(lps_[local].slot);
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  stats_.peak_events = pool_.peak_live();
+  stats_.peak_events = std::max<std::uint64_t>(pool_.peak_live(), loaded_peak_events_);
   spdlog::debug("memory: pool {} B, pending queue {} B, records {} B, log {} B", pool_.reserved_bytes(),
                 pending_.capacity_bytes(), records_.capacity() * sizeof(SendRecord),
                 processed_log_.capacity() * sizeof(ProcessedLogEntry));
-  return reduce_result(wall);
+  RunResult result = reduce_result(wall);
+  result.checkpoints_written = written;
+  result.checkpoint_path = last_path;
+  result.checkpoint_time = written != 0 ? cut_base_ : 0;
+  result.stopped_at_checkpoint = stopped;
+  result.resumed_from = config_.checkpoint.resume.empty() ? 0 : resumed_from_;
+  return result;
 }
 
 void Engine::report_progress(SimTime gvt, std::uint64_t committed_total, bool force) {

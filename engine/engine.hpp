@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,13 @@ struct RunResult {
   std::uint64_t peak_rss_bytes_max = 0;  // largest per-rank peak RSS
   std::uint64_t peak_rss_bytes_sum = 0;  // sum of per-rank peak RSS
   SimTime final_gvt = 0;
+  // Checkpoint/restart: checkpoints this run wrote, the newest one's directory and cut time, and whether
+  // the run stopped there (LP finalize() not called; resume from checkpoint_path to finish it).
+  std::uint64_t checkpoints_written = 0;
+  std::string checkpoint_path;
+  SimTime checkpoint_time = 0;
+  bool stopped_at_checkpoint = false;
+  SimTime resumed_from = 0;  // cut time of the checkpoint this run started from (0 = a fresh run)
 };
 
 class Engine final : private EventScheduler {
@@ -99,6 +107,14 @@ class Engine final : private EventScheduler {
   std::uint32_t allocate_record();
   void release_record(std::uint32_t r);
 
+  // Checkpoint/restart (checkpoint.cpp).
+  int local_checkpoint_request();  // 0 none, 1 checkpoint, 2 checkpoint and stop
+  void decide_cut(SimTime cut, bool stop);
+  void rollback_from(SimTime cut);
+  std::string write_checkpoint(SimTime cut);
+  void load_checkpoint();
+  std::vector<std::pair<std::string, std::string>> checkpoint_identity();
+
   void report_progress(SimTime gvt, std::uint64_t committed_total, bool force);
   RunResult reduce_result(double wall_seconds);
 
@@ -147,11 +163,24 @@ class Engine final : private EventScheduler {
   std::uint64_t white_received_ = 0;
   std::uint64_t future_received_[4] = {0, 0, 0, 0};
   SimTime red_min_ = kTimeInfinity;
-  std::uint64_t sums_in_[3] = {0, 0, 0};
-  std::uint64_t sums_out_[3] = {0, 0, 0};
-  std::uint64_t min_in_ = 0;
-  std::uint64_t min_out_ = 0;
+  // Sums: white sent, white received, committed, checkpoint requests, stop requests.
+  std::uint64_t sums_in_[5] = {0, 0, 0, 0, 0};
+  std::uint64_t sums_out_[5] = {0, 0, 0, 0, 0};
+  // Minima: the GVT candidate, and infinity - the furthest time executed (a maximum, for choosing a cut).
+  std::uint64_t min_in_[2] = {0, 0};
+  std::uint64_t min_out_[2] = {0, 0};
   MPI_Request requests_[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+
+  // Checkpoint/restart. Every kernel runs events below stop_time_ only: end_time, or a cut (a planned
+  // checkpoint time, or one the ranks agreed on after a request), where everything below is committed.
+  SimTime stop_time_ = 0;
+  SimTime resumed_from_ = 0;
+  SimTime cut_base_ = 0;      // the last cut (or the resumed checkpoint's); later cuts are never below it
+  SimTime max_executed_ = 0;  // furthest event time this rank has executed forward
+  bool checkpointing_ = false;
+  bool stop_after_cut_ = false;
+  std::uint64_t loaded_peak_events_ = 0;
+  std::chrono::steady_clock::time_point last_checkpoint_;
 
   EngineStats stats_;
   std::chrono::steady_clock::time_point start_;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/checkpoint_config.hpp"
 #include "engine/sim_time.hpp"
 
 namespace warpsim {
@@ -38,6 +39,8 @@ struct EngineConfig {
   // executed / the ops in their programs). The engine knows no model quantities and end_time is often
   // only a cap, so without this hook the progress line's percentage and ETA are GVT / end_time.
   std::function<double()> progress_fraction;
+  // Checkpoint/restart (docs/checkpoint.md); off by default.
+  CheckpointConfig checkpoint;
 };
 
 }  // namespace warpsim

@@ -6,8 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
+#include <string>
 #include <string_view>
 
+#include "engine/checkpoint_io.hpp"
 #include "engine/lp_context.hpp"
 
 namespace warpsim {
@@ -36,6 +39,19 @@ class LpType {
 
   // A digest of the LP's state, compared across sync modes and partitions by the oracle tests.
   virtual std::uint64_t digest(std::uint32_t slot) const = 0;
+
+  // Checkpoint/restart (docs/checkpoint.md). save() is called at a cut where every event the LP handled is
+  // committed (no undo information is live); load() restores that state into a slot add_lp() just made,
+  // instead of init(). load() throws CheckpointError on malformed input. A type that does not override
+  // them makes the engine refuse --checkpoint-dir/--resume up front, naming the type.
+  virtual bool checkpointable() const { return false; }
+  virtual void save(std::uint32_t /*slot*/, std::ostream& /*out*/) const { refuse(); }
+  virtual void load(std::uint32_t /*slot*/, std::istream& /*in*/) { refuse(); }
+
+ private:
+  [[noreturn]] void refuse() const {
+    throw CheckpointError("checkpoint not supported by LP type '" + std::string(name()) + "'");
+  }
 };
 
 }  // namespace warpsim

@@ -161,7 +161,7 @@ void Engine::fossil_collect(SimTime gvt) {
 bool Engine::can_process_optimistic() {
   if (!skip_cancelled_top()) return false;
   const SimTime t = pending_.top().time;
-  if (t >= config_.end_time) return false;
+  if (t >= stop_time_) return false;
   // Events at GVT itself always run: that is what lets GVT advance when every rank is at its limit.
   if (t <= gvt_) return true;
   if (uncommitted_ >= max_uncommitted_) return false;
@@ -187,9 +187,13 @@ void Engine::post_gvt_reduction() {
   sums_in_[0] = white_sent_;
   sums_in_[1] = white_received_;
   sums_in_[2] = stats_.committed;
-  min_in_ = std::min(local_min, red_min_);
-  MPI_Iallreduce(sums_in_, sums_out_, 3, MPI_UINT64_T, MPI_SUM, comm_, &requests_[0]);
-  MPI_Iallreduce(&min_in_, &min_out_, 1, MPI_UINT64_T, MPI_MIN, comm_, &requests_[1]);
+  const int request = local_checkpoint_request();
+  sums_in_[3] = request >= 1 ? 1 : 0;
+  sums_in_[4] = request >= 2 ? 1 : 0;
+  min_in_[0] = std::min(local_min, red_min_);
+  min_in_[1] = kTimeInfinity - max_executed_;
+  MPI_Iallreduce(sums_in_, sums_out_, 5, MPI_UINT64_T, MPI_SUM, comm_, &requests_[0]);
+  MPI_Iallreduce(min_in_, min_out_, 2, MPI_UINT64_T, MPI_MIN, comm_, &requests_[1]);
 }
 
 void Engine::progress_gvt_round() {
@@ -202,10 +206,16 @@ void Engine::progress_gvt_round() {
   }
   in_round_ = false;
   ++stats_.gvt_rounds;
-  if (min_out_ < gvt_) throw std::logic_error("GVT went backwards");
-  gvt_ = min_out_;
-  fossil_collect(std::min(gvt_, config_.end_time));
-  if (gvt_ >= config_.end_time) done_ = true;
+  if (min_out_[0] < gvt_) throw std::logic_error("GVT went backwards");
+  gvt_ = min_out_[0];
+  if (sums_out_[3] != 0) {
+    // A checkpoint was asked for: cut just beyond the furthest event any rank has executed (few
+    // rollbacks), and never below GVT (events below it may already be committed).
+    const SimTime furthest = kTimeInfinity - min_out_[1];
+    decide_cut(std::max(furthest == kTimeInfinity ? furthest : furthest + 1, gvt_), sums_out_[4] != 0);
+  }
+  fossil_collect(std::min(gvt_, stop_time_));
+  if (gvt_ >= stop_time_) done_ = true;
   report_progress(std::min(gvt_, config_.end_time), sums_out_[2], false);
 }
 

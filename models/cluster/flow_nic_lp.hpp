@@ -28,6 +28,9 @@ class FlowNicLp final : public LpType {
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
+  bool checkpointable() const override { return true; }
+  void save(std::uint32_t slot, std::ostream& out) const override;
+  void load(std::uint32_t slot, std::istream& in) override;
 
   std::size_t size() const { return states_.size(); }
   const State& state(std::uint32_t slot) const { return states_[slot]; }

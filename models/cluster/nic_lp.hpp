@@ -36,6 +36,9 @@ class NicLp final : public LpType {
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
+  bool checkpointable() const override { return true; }
+  void save(std::uint32_t slot, std::ostream& out) const override;
+  void load(std::uint32_t slot, std::istream& in) override;
   // Time series (null = none); set before the engine adds LPs.
   void set_series(ClusterSeries* series) { series_ = series; }
 

@@ -79,4 +79,12 @@ std::uint64_t PholdLp::digest(std::uint32_t slot) const {
   return mix(states_[slot].handled ^ mix(states_[slot].checksum));
 }
 
+void PholdLp::save(std::uint32_t slot, std::ostream& out) const {
+  ckpt::put(out, states_[slot]);
+}
+
+void PholdLp::load(std::uint32_t slot, std::istream& in) {
+  states_[slot] = ckpt::get<State>(in);
+}
+
 }  // namespace warpsim::phold

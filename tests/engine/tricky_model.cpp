@@ -88,4 +88,20 @@ std::uint64_t TrickyLp::digest(std::uint32_t slot) const {
   return h;
 }
 
+void TrickyLp::save(std::uint32_t slot, std::ostream& out) const {
+  const State& s = states_[slot];
+  for (std::uint64_t v : {s.acc, s.max_seen, s.handled, s.echoes, s.commit_chain, s.commits}) ckpt::put(out, v);
+  ckpt::put<std::uint64_t>(out, s.history.size());
+  for (std::uint64_t v : s.history) ckpt::put(out, v);
+}
+
+void TrickyLp::load(std::uint32_t slot, std::istream& in) {
+  State s;
+  for (std::uint64_t* v : {&s.acc, &s.max_seen, &s.handled, &s.echoes, &s.commit_chain, &s.commits})
+    *v = ckpt::get<std::uint64_t>(in);
+  s.history.resize(ckpt::get_count(in, std::uint64_t{1} << 32, "tricky history"));
+  for (std::uint64_t& v : s.history) v = ckpt::get<std::uint64_t>(in);
+  states_[slot] = std::move(s);
+}
+
 }  // namespace warpsim::testing
