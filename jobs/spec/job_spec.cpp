@@ -182,6 +182,18 @@ void validate_job_spec(const JobSpec& s) {
                                                 ") to be a multiple of pipeline_parallel (" +
                                                 str(p.pipeline_parallel()) + ")");
   }
+  const std::string& algorithm = t.dp_allreduce_algorithm();
+  if (!algorithm.empty() && algorithm != "ring" && algorithm != "tree") {
+    fail("training.dp_allreduce_algorithm", "must be \"ring\" or \"tree\" (got \"" + algorithm + "\")");
+  }
+  if (algorithm == "tree" && p.zero_stage() != 0) {
+    fail("training.dp_allreduce_algorithm",
+         "\"tree\" needs parallelism.zero_stage 0 (got " + str(p.zero_stage()) +
+             "): ZeRO reduce-scatters and all-gathers the gradients, which only the ring implements");
+  }
+  if (algorithm != "tree" && t.dp_tree_chunk_bytes() != 0) {
+    fail("training.dp_tree_chunk_bytes", "set but training.dp_allreduce_algorithm is not \"tree\"");
+  }
   if (t.checkpoint_interval_steps() == 0 && t.checkpoint_bytes() != 0) {
     fail("training.checkpoint_bytes", "set but training.checkpoint_interval_steps is 0");
   }

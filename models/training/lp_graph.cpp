@@ -21,6 +21,7 @@ std::optional<Granularity> parse_granularity(std::string_view text) {
 }
 
 Granularity auto_granularity(const cluster::ClusterParams& params, std::uint64_t max_vertices) {
+  if (params.topology != cluster::TopologyKind::kFatTree) return Granularity::kNode;  // no LP graph anyway
   const cluster::FatTree topo(params);
   const std::uint64_t node_lps = std::uint64_t{params.nodes} * (topo.leaf_lp(0) / params.nodes);
   const std::uint64_t vertices = params.nodes + (topo.lp_count() - node_lps);
@@ -56,6 +57,7 @@ StageProfile profile_stage(const std::shared_ptr<const workload::Job>& job, std:
                            std::uint32_t storage_targets, std::uint32_t packet_bytes) {
   const std::uint32_t rank = stage * job->pipeline_stride();
   const workload::GpuProgram prog(job, rank, 1);
+  const CollectiveOptions collectives = collective_options(*job);
   std::map<FlowClass, FlowClass> classes;
   StageProfile out;
   for (std::uint64_t i = 0; i < prog.size(); ++i) {
@@ -69,11 +71,11 @@ StageProfile profile_stage(const std::shared_ptr<const workload::Job>& job, std:
       out.storage_requests += storage_targets == 0 ? 0 : 1;
       continue;
     }
-    const std::uint64_t subs = expanded_count(op, storage_targets);
+    const std::uint64_t subs = expanded_count(op, storage_targets, 0, collectives);
     const std::uint32_t n = op.group.size();
     const std::uint32_t self = op.kind == workload::OpKind::kCollective ? op.group.index_of(rank) : 0;
     for (std::uint64_t sub = 0; sub < subs; ++sub) {
-      const cluster::GpuOp g = expand(op, rank, sub, job->compute(), storage_targets);
+      const cluster::GpuOp g = expand(op, rank, sub, job->compute(), storage_targets, collectives);
       if (g.kind != cluster::OpKind::kSend) continue;
       FlowClass key;
       key.cls = comm_class(op);
@@ -322,6 +324,12 @@ partition::PartitionGraph build_lp_graph(const cluster::ClusterParams& params,
                                          const std::shared_ptr<const workload::Job>& job,
                                          std::uint32_t storage_targets, Granularity granularity,
                                          bool with_edges, TrafficSummary* summary) {
+  // The graph's switch vertices and edges follow the fat-tree's wiring; a torus has no graph yet.
+  if (params.topology != cluster::TopologyKind::kFatTree) {
+    throw std::invalid_argument(
+        "the LP graph (strategies topology, topology-striped, metis and the quality report) is built for "
+        "fat_tree clusters only; use block or round-robin for a torus");
+  }
   Builder b(params, granularity, with_edges);
   const std::uint32_t world = job->world_size();
   if (world > std::uint64_t{params.nodes} * params.gpus_per_node) {

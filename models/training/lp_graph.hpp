@@ -7,6 +7,8 @@
 //     messages and packets (ceil(bytes / packet_bytes)); all GPUs of a stage share the classes, each with its
 //     own group members, so TP groups (many all-reduces per layer) come out chatty, pipeline neighbours
 //     medium and the DP ring (one bucketed all-reduce per step) light, in whatever proportion the job has;
+//     a tree all-reduce (training.dp_allreduce_algorithm) contributes the representative's tree links as
+//     its classes, an approximation (tree roles differ between members; their traffic is about equal);
 //   - each flow is routed like the model does (NIC -> NVSwitch -> NIC inside a node; NIC -> leaf -> (spine |
 //     aggregation -> core -> aggregation) -> leaf -> NIC otherwise, ECMP spread evenly over up ports) and
 //     every hop adds its packets as events: GPU -> NIC one per message, NIC self one per further packet,

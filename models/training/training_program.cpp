@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/training/tree_schedule.hpp"
+
 namespace warpsim::training {
 
 namespace {
@@ -103,7 +105,22 @@ CommClass comm_class(const workload::Op& op) {
   return CommClass::kData;
 }
 
-std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targets, std::uint32_t disabled) {
+CollectiveOptions collective_options(const workload::Job& job) {
+  const auto& t = job.spec().training();
+  CollectiveOptions o;
+  o.dp_tree = t.dp_allreduce_algorithm() == "tree";
+  if (t.dp_tree_chunk_bytes() != 0) o.tree_chunk_bytes = t.dp_tree_chunk_bytes();
+  return o;
+}
+
+bool uses_tree(const workload::Op& op, const CollectiveOptions& options) {
+  return options.dp_tree && op.kind == OpKind::kCollective && op.collective == CollectiveKind::kAllReduce &&
+         (op.group_kind == workload::GroupKind::kDataContext ||
+          op.group_kind == workload::GroupKind::kExpertDataContext);
+}
+
+std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targets, std::uint32_t disabled,
+                             const CollectiveOptions& options) {
   if (op.kind != OpKind::kCompute && (disabled & bit(comm_class(op))) != 0) return 0;
   switch (op.kind) {
     case OpKind::kCompute:
@@ -114,6 +131,8 @@ std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targe
     case OpKind::kCollective: {
       const std::uint32_t n = op.group.size();
       if (n <= 1) return 0;
+      if (uses_tree(op, options))
+        return tree_schedule(n, op.comm_bytes, options.tree_chunk_bytes).padded_ops();
       if (op.collective == CollectiveKind::kAllToAll) return 2ull * (n - 1) + 1;
       return 3 * ring_steps(op.collective, n);
     }
@@ -126,7 +145,8 @@ std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targe
 }
 
 GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
-             const workload::ComputeModel& compute, std::uint32_t storage_targets) {
+             const workload::ComputeModel& compute, std::uint32_t storage_targets,
+             const CollectiveOptions& options) {
   switch (op.kind) {
     case OpKind::kCompute:
       return GpuOp::compute(op.fixed_duration_ps != 0
@@ -142,6 +162,20 @@ GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
       const std::uint32_t n = op.group.size();
       const std::uint32_t r = op.group.index_of(rank);
       if (r >= n) throw std::logic_error("collective: rank " + std::to_string(rank) + " not in its group");
+      if (uses_tree(op, options)) {
+        const cluster::RankOp t = tree_schedule(n, op.comm_bytes, options.tree_chunk_bytes).op(r, sub);
+        // The schedule's tags number (chunk, tree, phase); hashing them with the op keeps them apart from
+        // every other collective's.
+        const std::uint64_t bytes = std::max<std::uint64_t>(1, t.bytes);
+        switch (t.kind) {
+          case cluster::OpKind::kSend:
+            return GpuOp::send(op.group.member(t.peer), bytes, collective_tag(op, t.tag));
+          case cluster::OpKind::kRecv:
+            return GpuOp::recv(op.group.member(t.peer), bytes, collective_tag(op, t.tag));
+          default:
+            return GpuOp::wait();
+        }
+      }
       if (op.collective == CollectiveKind::kAllToAll) {
         const std::uint64_t bytes = share(op.comm_bytes, n);
         if (sub < n - 1) {  // sends: member r + j
@@ -181,6 +215,7 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
                                  std::uint32_t storage_targets, std::uint32_t disabled)
     : job_(std::move(job)), steps_(steps), storage_targets_(storage_targets), disabled_(disabled) {
   if (!job_) throw std::invalid_argument("TrainingProgram: null job");
+  collectives_ = collective_options(*job_);
   if (steps_ == 0) throw std::invalid_argument("TrainingProgram: steps must be >= 1");
   const std::uint32_t stages = job_->degrees().pp;
   stage_table_.resize(stages);
@@ -191,7 +226,7 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
     const std::uint64_t per_step = prog.ops_per_step();
     t.prefix.resize(per_step + 1);
     for (std::uint64_t k = 0; k < per_step; ++k) {
-      t.prefix[k + 1] = t.prefix[k] + expanded_count(prog.op(k), storage_targets_, disabled_);
+      t.prefix[k + 1] = t.prefix[k] + expanded_count(prog.op(k), storage_targets_, disabled_, collectives_);
     }
     workload::Op ckpt;
     ckpt.kind = OpKind::kCheckpointWrite;
@@ -237,7 +272,7 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
   const auto src = source(gpu, index);
   if (!src) return std::nullopt;
   const workload::GpuProgram prog(job_, gpu, steps_);
-  return expand(prog.op(src->workload_index), gpu, src->sub, job_->compute(), storage_targets_);
+  return expand(prog.op(src->workload_index), gpu, src->sub, job_->compute(), storage_targets_, collectives_);
 }
 
 }  // namespace warpsim::training

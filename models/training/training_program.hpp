@@ -6,6 +6,9 @@
 //   collective on n -> ring steps [Send to next, Recv from previous, Wait]: all-reduce 2(n-1) steps of B/n,
 //                      reduce-scatter and all-gather n-1 steps of B/n, ring exchange n-1 steps of B;
 //                      all-to-all: n-1 Sends of B/n, n-1 Recvs, one Wait; n == 1: nothing
+//   DP all-reduce,  -> the pipelined double binary tree (tree_schedule.hpp): chunks of dp_tree_chunk_bytes
+//   tree algorithm     up both trees and back down, padded with no-op Waits to the longest member's count
+//                      (training.dp_allreduce_algorithm "tree": data-parallel and expert-data groups)
 //   checkpoint      -> Storage write to target (rank mod targets), Wait; nothing without storage targets
 //   data read       -> Storage read from target (rank mod targets), no Wait: the next Wait (the following
 //                      collective or receive) waits for it; nothing without storage targets
@@ -45,12 +48,22 @@ constexpr std::uint32_t bit(CommClass c) {
   return 1u << static_cast<unsigned>(c);
 }
 
+// How the adapter runs the collectives the spec lets it choose for (default: all rings).
+struct CollectiveOptions {
+  bool dp_tree = false;                          // data-parallel all-reduces as a double binary tree
+  std::uint64_t tree_chunk_bytes = 16ull << 20;  // the tree's pipeline chunk
+};
+CollectiveOptions collective_options(const workload::Job& job);
+// Whether `op` runs as the tree under `options`.
+bool uses_tree(const workload::Op& op, const CollectiveOptions& options);
+
 // Cluster ops one workload op expands into (see the table above); 0 for a disabled class.
 std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targets,
-                             std::uint32_t disabled = 0);
+                             std::uint32_t disabled = 0, const CollectiveOptions& options = {});
 // The `sub`-th of them for GPU `rank` (sub < expanded_count).
 cluster::GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
-                      const workload::ComputeModel& compute, std::uint32_t storage_targets);
+                      const workload::ComputeModel& compute, std::uint32_t storage_targets,
+                      const CollectiveOptions& options = {});
 
 class TrainingProgram final : public cluster::GpuProgram {
  public:
@@ -83,6 +96,7 @@ class TrainingProgram final : public cluster::GpuProgram {
   std::uint32_t steps_;
   std::uint32_t storage_targets_;
   std::uint32_t disabled_;
+  CollectiveOptions collectives_;
   std::vector<StageTable> tables_;
   std::vector<std::uint32_t> stage_table_;  // [stage] -> index into tables_
 };

@@ -1,0 +1,131 @@
+// The data-parallel all-reduce as a double binary tree (training.dp_allreduce_algorithm "tree"): the padded
+// schedule covers every member, the adapter's programs match every send with one receive, a tree
+// all-reduce moves the same bytes as the ring (2(n-1) B over the group) in far fewer ops at large n, and
+// the spec field is validated with errors naming it.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "jobs/spec/experiment_spec.hpp"
+#include "jobs/spec/job_spec.hpp"
+#include "models/training/training_program.hpp"
+#include "models/training/tree_schedule.hpp"
+#include "models/workload/gpu_program.hpp"
+
+namespace warpsim::training {
+namespace {
+
+spec::JobSpec tree_job() {
+  return spec::load_experiment_spec(std::string(WARPSIM_TRAINING_TEST_DIR) + "/small_tree.textproto").job();
+}
+
+TEST(TreeSchedule, PaddedCountCoversEveryMemberAndBytesMatchTheRing) {
+  for (const std::uint32_t n : {2u, 3u, 5u, 8u, 13u, 64u, 800u}) {
+    const std::uint64_t bytes = 1'000'000'007ull, chunk = 64ull << 20;
+    const TreeSchedule& t = tree_schedule(n, bytes, chunk);
+    std::uint64_t longest = 0, sent = 0, received = 0;
+    for (std::uint32_t r = 0; r < n; ++r) {
+      longest = std::max(longest, t.ops(r));
+      for (std::uint64_t i = 0; i < t.padded_ops(); ++i) {
+        const cluster::RankOp o = t.op(r, i);
+        if (i >= t.ops(r)) {
+          ASSERT_EQ(o.kind, cluster::OpKind::kWait) << "padding of rank " << r;
+        }
+        if (o.kind == cluster::OpKind::kSend) sent += o.bytes;
+        if (o.kind == cluster::OpKind::kRecv) received += o.bytes;
+      }
+    }
+    EXPECT_EQ(t.padded_ops(), longest) << "n=" << n;
+    // Each tree reduces its half up (n-1 sends) and broadcasts it down (n-1 sends): 2(n-1) B in all,
+    // the ring's total (2(n-1)/n B per member).
+    EXPECT_EQ(sent, 2ull * (n - 1) * bytes) << "n=" << n;
+    EXPECT_EQ(received, sent) << "n=" << n;
+    // Ring: 6(n-1) ops; the tree: O(chunks + depth) per member.
+    if (n >= 64) {
+      EXPECT_LT(t.padded_ops(), 6ull * (n - 1)) << "n=" << n;
+    }
+    if (n >= 800) {
+      EXPECT_LT(t.padded_ops() * 20, 6ull * (n - 1)) << "n=" << n;
+    }
+  }
+  EXPECT_THROW((void)tree_schedule(4, 100, 10).op(0, tree_schedule(4, 100, 10).padded_ops()),
+               std::logic_error);
+}
+
+TEST(TreeAdapter, ProgramsAreCompleteMatchedAndUseTheTreeForDataParallelAllReduces) {
+  spec::JobSpec js = spec::normalized(tree_job());
+  spec::validate_job_spec(js);
+  const auto job = std::make_shared<const workload::Job>(js);
+  ASSERT_TRUE(collective_options(*job).dp_tree);
+  ASSERT_EQ(collective_options(*job).tree_chunk_bytes, 1'000'000u);
+  constexpr std::uint32_t kSteps = 2, kTargets = 2;
+  const TrainingProgram prog(job, kSteps, kTargets);
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>, long> balance;
+  std::uint64_t tree_ops_checked = 0;
+  for (std::uint32_t g = 0; g < job->world_size(); ++g) {
+    const workload::GpuProgram wl(job, g, kSteps);
+    std::uint64_t i = 0;
+    while (auto op = prog.op(g, i)) {
+      const auto src = prog.source(g, i);
+      ASSERT_TRUE(src.has_value());
+      if (src->sub == 0) {
+        const workload::Op w = wl.op(src->workload_index);
+        if (uses_tree(w, collective_options(*job))) {
+          const TreeSchedule& t = tree_schedule(w.group.size(), w.comm_bytes, 1'000'000);
+          ASSERT_EQ(expanded_count(w, kTargets, 0, collective_options(*job)), t.padded_ops());
+          ASSERT_NE(t.padded_ops(), 6ull * (w.group.size() - 1));  // not the ring's count
+          double sent = 0;
+          for (std::uint64_t k = 0; k < t.padded_ops(); ++k) {
+            const auto c = prog.op(g, i + k);
+            if (c->kind == cluster::OpKind::kSend || c->kind == cluster::OpKind::kRecv) {
+              ASSERT_TRUE(w.group.index_of(c->peer) < w.group.size()) << "peer outside the DP group";
+            }
+            if (c->kind == cluster::OpKind::kSend) sent += static_cast<double>(c->bytes);
+          }
+          EXPECT_GT(sent, 0);
+          ++tree_ops_checked;
+        }
+      }
+      if (op->kind == cluster::OpKind::kSend) ++balance[{g, op->peer, op->tag, op->bytes}];
+      if (op->kind == cluster::OpKind::kRecv) --balance[{op->peer, g, op->tag, op->bytes}];
+      ++i;
+    }
+    EXPECT_EQ(i, prog.size(g));
+  }
+  EXPECT_GT(tree_ops_checked, 0u) << "no data-parallel all-reduce ran as a tree";
+  for (const auto& [key, b] : balance) {
+    ASSERT_EQ(b, 0) << "unmatched message " << std::get<0>(key) << " -> " << std::get<1>(key);
+  }
+}
+
+void expect_error(const std::function<void(spec::JobSpec&)>& edit, const std::string& field) {
+  spec::JobSpec js = spec::normalized(tree_job());
+  edit(js);
+  try {
+    spec::validate_job_spec(js);
+    FAIL() << "accepted a spec with a bad " << field;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+  }
+}
+
+TEST(TreeAdapter, SpecFieldsAreValidated) {
+  expect_error([](spec::JobSpec& j) { j.mutable_training()->set_dp_allreduce_algorithm("butterfly"); },
+               "training.dp_allreduce_algorithm");
+  expect_error([](spec::JobSpec& j) { j.mutable_parallelism()->set_zero_stage(1); },
+               "training.dp_allreduce_algorithm");
+  expect_error([](spec::JobSpec& j) { j.mutable_training()->set_dp_allreduce_algorithm("ring"); },
+               "training.dp_tree_chunk_bytes");
+  spec::JobSpec ring = spec::normalized(tree_job());
+  ring.mutable_training()->clear_dp_allreduce_algorithm();
+  ring.mutable_training()->clear_dp_tree_chunk_bytes();
+  EXPECT_NO_THROW(spec::validate_job_spec(ring));
+  EXPECT_FALSE(collective_options(workload::Job(ring)).dp_tree);
+}
+
+}  // namespace
+}  // namespace warpsim::training
