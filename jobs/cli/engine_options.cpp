@@ -2,7 +2,9 @@
 #include "jobs/cli/engine_options.hpp"
 
 #include <cmath>
+#include <filesystem>
 
+#include "engine/checkpoint_signal.hpp"
 #include "jobs/cli/usage_error.hpp"
 
 namespace warpsim::cli {
@@ -29,6 +31,45 @@ void add_engine_options(CLI::App& command, EngineOptions& o) {
       ->capture_default_str();
   command.add_option("--partition", o.partition, "LP to rank mapping: block | round-robin")
       ->capture_default_str();
+}
+
+void add_checkpoint_options(CLI::App& command, CheckpointOptions& o, const std::string& at_flag) {
+  command.add_option("--checkpoint-dir", o.dir,
+                     "write simulation checkpoints under DIR (on SIGTERM/SIGUSR1, and at the times below); see "
+                     "docs/checkpoint.md");
+  command.add_option(at_flag, o.at, "write a checkpoint once the simulation has reached this time");
+  command.add_option("--checkpoint-every-seconds", o.every_seconds,
+                     "write a checkpoint about every this many wall-clock seconds");
+  command.add_flag("--stop-at-checkpoint", o.stop,
+                   "exit (code 3) after writing the first checkpoint instead of continuing");
+  command.add_option("--resume", o.resume,
+                     "continue from the newest complete checkpoint in DIR (same spec, seed, ranks and partition)");
+}
+
+void apply_checkpoint_options(const CheckpointOptions& o, const std::string& at_flag, SimTime time_unit_ps,
+                              EngineConfig& config) {
+  const bool writes = !o.dir.empty();
+  if (!writes && o.at != 0) throw UsageError(at_flag + " needs --checkpoint-dir");
+  if (!writes && o.every_seconds != 0) throw UsageError("--checkpoint-every-seconds needs --checkpoint-dir");
+  if (!writes && o.stop) throw UsageError("--stop-at-checkpoint needs --checkpoint-dir");
+  if (!(o.at >= 0) || !std::isfinite(o.at)) throw UsageError(at_flag + " must be a finite time > 0");
+  if (!(o.every_seconds >= 0) || !std::isfinite(o.every_seconds))
+    throw UsageError("--checkpoint-every-seconds must be a finite number of seconds > 0");
+  if (writes && std::filesystem::exists(o.dir) && !std::filesystem::is_directory(o.dir))
+    throw UsageError("--checkpoint-dir: '" + o.dir + "' exists and is not a directory");
+  if (!o.resume.empty() && !std::filesystem::is_directory(o.resume))
+    throw UsageError("--resume: '" + o.resume + "' is not a directory");
+  CheckpointConfig& c = config.checkpoint;
+  c.dir = o.dir;
+  if (o.at > 0) {
+    c.at = static_cast<SimTime>(std::llround(o.at * static_cast<double>(time_unit_ps)));
+    if (c.at == 0) throw UsageError(at_flag + " is below one picosecond");
+  }
+  c.every_seconds = o.every_seconds;
+  c.stop_after_first = o.stop;
+  c.resume = o.resume;
+  c.on_signal = writes;
+  if (writes) install_checkpoint_signal_handlers();
 }
 
 namespace {

@@ -28,6 +28,25 @@ struct EngineOptions {
 };
 
 void add_engine_options(CLI::App& command, EngineOptions& options);
+
+// Checkpoint/restart flags (docs/checkpoint.md) of the simulating subcommands.
+struct CheckpointOptions {
+  std::string dir;           // --checkpoint-dir
+  double at = 0;             // --checkpoint-at-ns (or the command's time unit); 0 = none
+  double every_seconds = 0;  // --checkpoint-every-seconds; 0 = off
+  bool stop = false;         // --stop-at-checkpoint
+  std::string resume;        // --resume
+};
+// Exit code of a run that stopped after writing a checkpoint (on a signal, or --stop-at-checkpoint):
+// not a failure, but the results are not there yet; the Slurm script requeues on it.
+inline constexpr int kCheckpointStopExitCode = 3;
+
+// `at_flag` names the time flag (e.g. "--checkpoint-at-ns"), in the command's time unit.
+void add_checkpoint_options(CLI::App& command, CheckpointOptions& options, const std::string& at_flag);
+// Validates (UsageError naming the flag) and fills config.checkpoint; installs the SIGTERM/SIGUSR1
+// handlers when checkpoints are written. time_unit_ps scales the --checkpoint-at flag.
+void apply_checkpoint_options(const CheckpointOptions& options, const std::string& at_flag, SimTime time_unit_ps,
+                              EngineConfig& config);
 // Validates and converts; throws UsageError naming the flag. time_unit_ps scales --optimism-window.
 EngineConfig to_engine_config(const EngineOptions& options, SimTime end_time, SimTime time_unit_ps);
 

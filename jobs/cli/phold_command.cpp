@@ -41,6 +41,7 @@ struct PholdOptions {
   bool overwrite = false;
   int compression = 1;  // deflate level of the series datasets
   EngineOptions engine;
+  CheckpointOptions checkpoint;
 };
 
 // The run's parameters as JSON for /meta/spec (rank-count independent: total LPs, not LPs per rank).
@@ -162,6 +163,22 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
     recorder = std::make_unique<SeriesRecorder>(interval, config.end_time);
   }
 
+  apply_checkpoint_options(o.checkpoint, "--checkpoint-at", phold::kTimeUnit, config);
+  if (config.checkpoint.writes() || !config.checkpoint.resume.empty()) {
+    // The engine checks LP count, seed, end time and partition; the model's other parameters are here.
+    auto& id = config.checkpoint.identity;
+    std::ostringstream model_params;
+    model_params.precision(17);
+    model_params << "start_events=" << params.start_events << " lookahead=" << params.lookahead
+                 << " mean=" << params.mean << " remote=" << params.remote;
+    id.emplace_back("phold", model_params.str());
+    id.emplace_back("series interval ps", recorder ? std::to_string(recorder->interval()) : std::string("none"));
+    if (recorder) {
+      SeriesRecorder& rec = *recorder;
+      config.checkpoint.save_extra = [&rec](std::ostream& out) { rec.save(out); };
+      config.checkpoint.load_extra = [&rec](std::istream& in) { rec.load(in); };
+    }
+  }
   phold::PholdModel model(params, recorder.get());
   std::unique_ptr<LpMap> map;
   if (o.engine.partition == "round-robin") {
@@ -171,6 +188,15 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
   }
   Engine engine(model, *map, config, MPI_COMM_WORLD);
   const RunResult r = engine.run();
+  if (r.stopped_at_checkpoint) {
+    if (rank == 0) {
+      std::cout << "checkpoint: " << r.checkpoint_path << "\n"
+                << "checkpoint time: "
+                << static_cast<double>(r.checkpoint_time) / static_cast<double>(phold::kTimeUnit) << "\n"
+                << "stopped: resume with --resume " << o.checkpoint.dir << "\n";
+    }
+    return kCheckpointStopExitCode;
+  }
   if (!o.digest_file.empty()) write_digests(engine, o.digest_file, rank, ranks);
   double output_seconds = 0;
   if (recorder) {
@@ -239,6 +265,7 @@ std::function<int()> add_phold_command(CLI::App& app, const CommandEnv& env) {
       ->capture_default_str()
       ->needs(output);
   add_engine_options(*cmd, options->engine);
+  add_checkpoint_options(*cmd, options->checkpoint, "--checkpoint-at");
   return [options, cmd, rank, ranks]() -> int {
     if (!cmd->parsed()) return -1;
     return run_phold(*options, rank, ranks);

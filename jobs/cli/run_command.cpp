@@ -15,6 +15,9 @@
 #include <utility>
 #include <vector>
 
+#include <google/protobuf/text_format.h>
+
+#include "engine/checkpoint_io.hpp"
 #include "engine/engine.hpp"
 #include "io/key_value_report.hpp"
 #include "jobs/cli/command_registry.hpp"
@@ -44,6 +47,7 @@ struct RunOptions {
   bool check_only = false;
   bool attribute = false;
   RunOutputOptions output;
+  CheckpointOptions checkpoint;
 };
 
 std::string hex(std::uint64_t v) {
@@ -85,6 +89,8 @@ Simulated simulate(const cluster::ClusterParams& params,
   Simulated out;
   out.run = engine.run();
   out.lps = model.lp_count();
+  // Stopped at a checkpoint (every rank alike): the GPUs are mid-program; the resumed run reports.
+  if (out.run.stopped_at_checkpoint) return out;
   out.totals = economics::reduce_totals(model, MPI_COMM_WORLD);
   std::uint64_t maxes[2] = {0, 0};    // finish, busy
   std::uint64_t sums[3] = {0, 0, 0};  // busy, not done, bytes sent
@@ -186,9 +192,36 @@ int run_training(RunOptions o, int rank, int ranks) {
   const auto output = RunOutput::prepare(
       o.output, exp, {std::string(to_string(config.sync)), o.engine.partition, o.engine.seed, ranks},
       est.step_seconds * steps, config.end_time, MPI_COMM_WORLD);
+  // Checkpoints cover the main simulation only; the what-if simulations below run whole in the process
+  // that finishes the run (docs/checkpoint.md).
+  EngineConfig main_config = config;
+  apply_checkpoint_options(o.checkpoint, "--checkpoint-at-ns", kPicosPerNano, main_config);
+  if (main_config.checkpoint.writes() || !main_config.checkpoint.resume.empty()) {
+    std::string spec_text;
+    google::protobuf::TextFormat::PrintToString(exp, &spec_text);
+    ckpt::Fnv1a spec_hash;
+    spec_hash.update(spec_text.data(), spec_text.size());
+    auto& id = main_config.checkpoint.identity;
+    id.emplace_back("spec hash", hex(spec_hash.value()));
+    id.emplace_back("series interval ps", output ? std::to_string(output->interval()) : std::string("none"));
+    if (output) {
+      SeriesRecorder& recorder = output->recorder();
+      main_config.checkpoint.save_extra = [&recorder](std::ostream& out) { recorder.save(out); };
+      main_config.checkpoint.load_extra = [&recorder](std::istream& in) { recorder.load(in); };
+    }
+  }
   const Simulated main =
-      simulate(params, program, config, *map, world, output ? &output->recorder() : nullptr, wrap);
+      simulate(params, program, main_config, *map, world, output ? &output->recorder() : nullptr, wrap);
   const RunResult& r = main.run;
+  if (r.stopped_at_checkpoint) {
+    if (rank == 0) {
+      std::cout << "checkpoint: " << r.checkpoint_path << "\n"
+                << "checkpoint simulated seconds: "
+                << static_cast<double>(r.checkpoint_time) / static_cast<double>(kPicosPerSecond) << "\n"
+                << "stopped: resume with --resume " << o.checkpoint.dir << "\n";
+    }
+    return kCheckpointStopExitCode;
+  }
   const std::uint64_t maxes[2] = {main.max_finish_ps, main.max_busy_ps};
   const std::uint64_t sums[3] = {main.sum_busy_ps, 0, main.sum_bytes_sent};
   const std::uint64_t mins[1] = {main.min_busy_ps};
@@ -311,6 +344,7 @@ std::function<int()> add_run_command(CLI::App& app, const CommandEnv& env) {
   add_engine_options(*cmd, o->engine);
   add_run_partition_options(*cmd, o->engine, o->partition_map);
   add_run_output_options(*cmd, o->output);
+  add_checkpoint_options(*cmd, o->checkpoint, "--checkpoint-at-ns");
   return [o, cmd, rank, ranks]() -> int {
     if (!cmd->parsed()) return -1;
     o->output.interval_given = cmd->get_option("--sample-interval")->count() > 0;
