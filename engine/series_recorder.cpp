@@ -6,11 +6,6 @@
 
 namespace warpsim {
 
-namespace {
-// Rows start with room for this many samples and double when a record needs more.
-constexpr std::uint64_t kInitialSamples = 64;
-}  // namespace
-
 std::string_view to_string(Aggregation aggregation) {
   switch (aggregation) {
     case Aggregation::kSum:
@@ -28,7 +23,6 @@ SeriesRecorder::SeriesRecorder(SimTime interval, SimTime end_time)
   if (interval == 0) throw std::invalid_argument("sample interval must be > 0");
   if (end_time == 0) throw std::invalid_argument("series end time must be > 0");
   samples_ = end_time / interval + (end_time % interval != 0 ? 1 : 0);
-  capacity_ = std::min(samples_, kInitialSamples);
 }
 
 SeriesRecorder::KindId SeriesRecorder::declare_kind(std::string name, std::uint64_t component_count,
@@ -79,7 +73,17 @@ SeriesRecorder::Component SeriesRecorder::add_component(KindId kind_id, std::uin
   kind.column_values.insert(kind.column_values.end(), columns.begin(), columns.end());
   // Zero bits are an empty [0, 0) sample and 0.0 sums.
   kind.accumulators.resize(kind.accumulators.size() + kind.stride, 0);
-  kind.grid.resize(kind.grid.size() + capacity_ * kind.metrics.size(), 0.0);
+  if (!kind.blocks.empty()) {
+    // Registered after recording began (unusual): the blocks gain a component in every sample.
+    const std::size_t m = kind.metrics.size();
+    for (std::vector<double>& block : kind.blocks) {
+      std::vector<double> wider(block_size(kind), 0.0);
+      for (std::uint64_t s = 0; s < kBlockSamples; ++s)
+        std::copy_n(block.begin() + static_cast<std::ptrdiff_t>(s * local * m), local * m,
+                    wider.begin() + static_cast<std::ptrdiff_t>(s * (local + 1) * m));
+      block = std::move(wider);
+    }
+  }
   for (std::size_t m = 0; m < kind.metrics.size(); ++m) {
     if (kind.metrics[m].aggregation != Aggregation::kSum) kind.levels[m].emplace_back();
   }
@@ -88,53 +92,57 @@ SeriesRecorder::Component SeriesRecorder::add_component(KindId kind_id, std::uin
 
 void SeriesRecorder::reserve(std::uint64_t samples) {
   if (samples <= capacity_) return;
-  const std::uint64_t cap = std::min(samples_, std::max(samples, 2 * capacity_));
+  samples = std::min(samples, samples_);
+  const std::uint64_t blocks = (samples + kBlockSamples - 1) / kBlockSamples;
   for (Kind& kind : kinds_) {
-    const std::size_t m = kind.metrics.size();
-    std::vector<double> grown(kind.ids.size() * cap * m, 0.0);
-    for (std::size_t local = 0; local < kind.ids.size(); ++local)
-      std::copy_n(kind.grid.begin() + static_cast<std::ptrdiff_t>(local * capacity_ * m), capacity_ * m,
-                  grown.begin() + static_cast<std::ptrdiff_t>(local * cap * m));
-    kind.grid = std::move(grown);
+    while (kind.blocks.size() < blocks) kind.blocks.emplace_back(block_size(kind), 0.0);
   }
-  capacity_ = cap;
+  capacity_ = std::min(samples_, blocks * kBlockSamples);
 }
 
 double* SeriesRecorder::cell(Kind& kind, std::uint32_t local, std::uint64_t s) {
-  return kind.grid.data() + (static_cast<std::size_t>(local) * capacity_ + s) * kind.metrics.size();
+  return kind.blocks[s / kBlockSamples].data() +
+         ((s % kBlockSamples) * kind.ids.size() + local) * kind.metrics.size();
 }
 
 const double* SeriesRecorder::cell(const Kind& kind, std::uint32_t local, std::uint64_t s) const {
-  return kind.grid.data() + (static_cast<std::size_t>(local) * capacity_ + s) * kind.metrics.size();
+  return kind.blocks[s / kBlockSamples].data() +
+         ((s % kBlockSamples) * kind.ids.size() + local) * kind.metrics.size();
 }
 
 void SeriesRecorder::allocate_grid(std::uint64_t capacity) {
-  for (Kind& kind : kinds_) kind.grid.assign(kind.ids.size() * capacity * kind.metrics.size(), 0.0);
-  capacity_ = capacity;
+  for (Kind& kind : kinds_) kind.blocks.clear();
+  capacity_ = 0;
+  reserve(capacity);
 }
 
 double* SeriesRecorder::slot(Kind& kind, std::uint32_t metric, std::uint32_t local, std::uint64_t s) {
   reserve(s + 1);
   used_ = std::max(used_, s + 1);
-  return kind.grid.data() + (static_cast<std::size_t>(local) * capacity_ + s) * kind.metrics.size() + metric;
+  return cell(kind, local, s) + metric;
 }
 
 void SeriesRecorder::hold(Kind& kind, std::uint32_t metric, std::uint32_t local, SimTime until) {
   Kind::Level& lv = kind.levels[metric][local];
   until = std::min(until, end_time_);
   if (until <= lv.since) return;
-  const std::uint64_t first = lv.since / interval_;
-  const std::uint64_t last = (until - 1) / interval_;  // last sample with a non-empty overlap
-  reserve(last + 1);
-  const std::size_t stride = kind.metrics.size();
-  double* v = kind.grid.data() + static_cast<std::size_t>(local) * capacity_ * stride + metric;
-  if (kind.metrics[metric].aggregation == Aggregation::kMax) {
-    for (std::uint64_t s = first; s <= last; ++s) v[s * stride] = std::max(v[s * stride], lv.level);
-  } else {
-    for (std::uint64_t s = first; s <= last; ++s) {
-      const SimTime lo = std::max(lv.since, s * interval_);
-      const SimTime hi = std::min(until, (s + 1) * interval_);
-      v[s * stride] += lv.level * static_cast<double>(hi - lo);
+  // A zero level adds nothing to a time integral, and samples start at 0 (and only grow) for peaks: a gauge
+  // at rest (most of them, most of the time) costs no walk over the grid.
+  if (lv.level != 0) {
+    const std::uint64_t first = lv.since / interval_;
+    const std::uint64_t last = (until - 1) / interval_;  // last sample with a non-empty overlap
+    reserve(last + 1);
+    if (kind.metrics[metric].aggregation == Aggregation::kMax) {
+      for (std::uint64_t s = first; s <= last; ++s) {
+        double& v = cell(kind, local, s)[metric];
+        v = std::max(v, lv.level);
+      }
+    } else {
+      for (std::uint64_t s = first; s <= last; ++s) {
+        const SimTime lo = std::max(lv.since, s * interval_);
+        const SimTime hi = std::min(until, (s + 1) * interval_);
+        cell(kind, local, s)[metric] += lv.level * static_cast<double>(hi - lo);
+      }
     }
   }
   lv.since = until;
@@ -222,26 +230,27 @@ void SeriesRecorder::coarsen(std::uint64_t factor) {
   }
   const SimTime interval = interval_ * factor;
   const std::uint64_t samples = end_time_ / interval + (end_time_ % interval != 0 ? 1 : 0);
-  const std::uint64_t capacity = std::min(samples, (capacity_ + factor - 1) / factor);
-  for (Kind& kind : kinds_) {
-    const std::size_t stride = kind.metrics.size();
-    std::vector<double> merged(kind.ids.size() * capacity * stride, 0.0);
-    for (std::size_t local = 0; local < kind.ids.size(); ++local) {
-      const double* from = kind.grid.data() + local * capacity_ * stride;
-      double* to = merged.data() + local * capacity * stride;
-      for (std::uint64_t s = 0; s < capacity_; ++s) {
-        for (std::size_t m = 0; m < stride; ++m) {
-          double& slot = to[s / factor * stride + m];
-          const double v = from[s * stride + m];
-          slot = kind.metrics[m].aggregation == Aggregation::kMax ? std::max(slot, v) : slot + v;
-        }
-      }
-    }
-    kind.grid = std::move(merged);
-  }
+  const std::uint64_t old_capacity = capacity_;
+  std::vector<std::vector<std::vector<double>>> old(kinds_.size());
+  for (std::size_t k = 0; k < kinds_.size(); ++k) old[k].swap(kinds_[k].blocks);
   interval_ = interval;
   samples_ = samples;
-  capacity_ = capacity;
+  capacity_ = 0;
+  reserve((old_capacity + factor - 1) / factor);
+  for (std::size_t k = 0; k < kinds_.size(); ++k) {
+    Kind& kind = kinds_[k];
+    const std::size_t stride = kind.metrics.size();
+    const std::size_t row = kind.ids.size() * stride;  // one sample of every local component
+    for (std::uint64_t s = 0; s < old_capacity; ++s) {
+      const double* from = old[k][s / kBlockSamples].data() + (s % kBlockSamples) * row;
+      double* to = cell(kind, 0, s / factor);
+      for (std::size_t i = 0; i < row; ++i) {
+        const bool peak = kind.metrics[i % stride].aggregation == Aggregation::kMax;
+        to[i] = peak ? std::max(to[i], from[i]) : to[i] + from[i];
+      }
+      if ((s + 1) % kBlockSamples == 0) std::vector<double>().swap(old[k][s / kBlockSamples]);
+    }
+  }
   used_ = (used_ + factor - 1) / factor;
 }
 
@@ -250,7 +259,7 @@ void SeriesRecorder::finish(SimTime end) {
   finished_ = true;
   if (end != 0) end_time_ = std::min(end_time_, end);
   samples_ = end_time_ / interval_ + (end_time_ % interval_ != 0 ? 1 : 0);
-  reserve(samples_);
+  capacity_ = std::min(capacity_, samples_);
   for (Kind& kind : kinds_) {
     for (std::uint32_t local = 0; local < kind.ids.size(); ++local) flush(kind, local);
     for (std::uint32_t m = 0; m < kind.metrics.size(); ++m) {
@@ -259,23 +268,33 @@ void SeriesRecorder::finish(SimTime end) {
         for (std::uint32_t local = 0; local < kind.ids.size(); ++local) hold(kind, m, local, end_time_);
       }
     }
-    // Per metric, rows of exactly sample_count() values (row() is a plain subspan); time integrals become
-    // averages over each sample's true length.
+  }
+  // Only now, when no flush or hold can add blocks any more: per metric, rows of exactly sample_count()
+  // values (row() is a plain subspan); time integrals become averages over each sample's true length.
+  for (Kind& kind : kinds_) {
+    // Samples past capacity_ were never recorded: they stay 0. Block by block (a block's samples of one
+    // component and metric are adjacent in `values`), releasing each block once copied.
     const std::size_t stride = kind.metrics.size();
-    for (std::size_t m = 0; m < stride; ++m) {
-      const bool average = kind.metrics[m].aggregation == Aggregation::kTimeAverage;
-      std::vector<double>& exact = kind.values[m];
-      exact.assign(kind.ids.size() * samples_, 0.0);
-      for (std::size_t local = 0; local < kind.ids.size(); ++local) {
-        const double* from = kind.grid.data() + local * capacity_ * stride + m;
-        double* to = exact.data() + local * samples_;
-        for (std::uint64_t s = 0; s < samples_; ++s) {
-          to[s] = from[s * stride];
-          if (average) to[s] /= static_cast<double>(std::min(end_time_, (s + 1) * interval_) - s * interval_);
+    const std::size_t n = kind.ids.size();
+    for (std::size_t m = 0; m < stride; ++m) kind.values[m].assign(n * samples_, 0.0);
+    for (std::uint64_t b = 0; b * kBlockSamples < capacity_; ++b) {
+      const std::uint64_t s0 = b * kBlockSamples;
+      const std::uint64_t s1 = std::min(capacity_, s0 + kBlockSamples);
+      const double* block = kind.blocks[b].data();
+      for (std::size_t m = 0; m < stride; ++m) {
+        const bool average = kind.metrics[m].aggregation == Aggregation::kTimeAverage;
+        double* to = kind.values[m].data();
+        for (std::size_t local = 0; local < n; ++local) {
+          for (std::uint64_t s = s0; s < s1; ++s) {
+            double v = block[((s - s0) * n + local) * stride + m];
+            if (average) v /= static_cast<double>(std::min(end_time_, (s + 1) * interval_) - s * interval_);
+            to[local * samples_ + s] = v;
+          }
         }
       }
+      std::vector<double>().swap(kind.blocks[b]);
     }
-    std::vector<double>().swap(kind.grid);
+    kind.blocks.clear();
   }
   capacity_ = samples_;
 }

@@ -2,8 +2,9 @@
 // (e.g. "gpu") with its metrics and descriptive columns, registers the components its local LPs own, and
 // records values ONLY from commit() handlers: committed events are final, so a rollback can never reach the
 // series. Values land on a fixed simulated-time grid [k * interval, (k + 1) * interval). The grid is
-// allocated lazily as records arrive (a training run's length is not known in advance); finish() cuts it
-// at the run's real end. Memory is (local components x samples used x metrics) doubles per rank.
+// allocated lazily as records arrive, in blocks of samples (a training run's length is not known in
+// advance); finish() cuts it at the run's real end. Memory is (local components x samples used x metrics)
+// doubles per rank.
 // No MPI or HDF5 here: io/ reads a finished recorder and writes it (io/hdf5_series_writer.hpp).
 #pragma once
 
@@ -58,9 +59,12 @@ class SeriesRecorder {
     std::vector<std::uint64_t> ids;     // local components' global ids, in registration order
     std::vector<std::string> names;     // same order; may be empty strings
     std::vector<double> column_values;  // [local component][column]
-    // While recording: [local component][capacity][metric], so that closing a sample touches one
-    // cache line per component. finish() turns it into `values`: per metric, [local component][sample].
-    std::vector<double> grid;
+    // While recording: blocks of kBlockSamples consecutive samples, each laid out [sample][local
+    // component][metric]. Sample-major, because components close their samples at about the same simulated
+    // time: the samples being closed are a few hot rows, not one cache miss per component. The grid
+    // grows by adding blocks (no relayout copies of what is recorded). finish() turns it into `values`:
+    // per metric, [local component][sample].
+    std::vector<std::vector<double>> blocks;
     std::vector<std::vector<double>> values;
     struct Level {
       double level = 0;
@@ -172,11 +176,16 @@ class SeriesRecorder {
   const double* cell(const Kind& kind, std::uint32_t local, std::uint64_t s) const;
   // Every kind's grid becomes all zeros with room for `capacity` samples per component.
   void allocate_grid(std::uint64_t capacity);
+  std::size_t block_size(const Kind& kind) const {
+    return kBlockSamples * kind.ids.size() * kind.metrics.size();
+  }
+
+  static constexpr std::uint64_t kBlockSamples = 8;
 
   SimTime interval_;
   SimTime end_time_;
   std::uint64_t samples_;       // grid length: ceil(end_time / interval)
-  std::uint64_t capacity_ = 0;  // samples allocated per row
+  std::uint64_t capacity_ = 0;  // samples allocated: every kind has blocks for samples [0, capacity_)
   std::uint64_t used_ = 0;
   std::vector<Kind> kinds_;
   bool finished_ = false;
