@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+"""Strong-scaling table and plot from scripts/scaling-study.sh's CSV (docs/scale.md).
+
+Per experiment, against its 1-rank run: speedup = wall(1) / wall(n), efficiency = speedup / n, and the
+peak RSS per rank (largest rank) as a fraction of the 1-rank figure, raw and with the RSS floor of an MPI
+process that only parses the spec subtracted (both sides). Writes OUT/scaling.md (markdown table) and
+OUT/scaling.png (four panels: wall seconds, committed events/s, efficiency, peak RSS per rank).
+
+Usage: scaling_plot.py scaling.csv [--out DIR]
+"""
+import argparse
+import csv
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def number(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def load(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        sys.exit(f"{path}: no rows")
+    for r in rows:
+        r["ranks"] = int(r["ranks"])
+        for k in ("events_committed", "wall_seconds", "committed_events_per_second", "peak_rss_bytes_max",
+                  "peak_rss_bytes_total", "rss_floor_bytes_max", "load_1min", "step_seconds"):
+            r[k] = number(r.get(k))
+    return rows
+
+
+def derive(rows):
+    by_exp = {}
+    for r in rows:
+        by_exp.setdefault(r["experiment"] or r["spec"], []).append(r)
+    for runs in by_exp.values():
+        runs.sort(key=lambda r: r["ranks"])
+        base = next((r for r in runs if r["ranks"] == 1 and r["status"] == "ok"), None)
+        for r in runs:
+            r["speedup"] = r["efficiency"] = r["rss_ratio"] = r["rss_ratio_floor"] = None
+            if base is None or r["status"] != "ok" or not r["wall_seconds"]:
+                continue
+            r["speedup"] = base["wall_seconds"] / r["wall_seconds"]
+            r["efficiency"] = r["speedup"] / r["ranks"]
+            if base["peak_rss_bytes_max"] and r["peak_rss_bytes_max"]:
+                r["rss_ratio"] = r["peak_rss_bytes_max"] / base["peak_rss_bytes_max"]
+                fb, fr = base["rss_floor_bytes_max"] or 0, r["rss_floor_bytes_max"] or 0
+                if base["peak_rss_bytes_max"] > fb:
+                    r["rss_ratio_floor"] = (r["peak_rss_bytes_max"] - fr) / (base["peak_rss_bytes_max"] - fb)
+    return by_exp
+
+
+def fmt(v, spec):
+    return "-" if v is None else format(v, spec)
+
+
+def mib(v):
+    return None if v is None else v / 2**20
+
+
+def table(by_exp):
+    lines = [
+        "| experiment | ranks | sync | status | events committed | wall s | events/s | speedup | efficiency "
+        "| peak RSS/rank MiB | floor MiB | RSS ratio raw | RSS ratio - floor | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for exp, runs in by_exp.items():
+        for r in runs:
+            lines.append(
+                f"| {exp} | {r['ranks']} | {r['sync']} | {r['status']} | {fmt(r['events_committed'], '.0f')} "
+                f"| {fmt(r['wall_seconds'], '.1f')} | {fmt(r['committed_events_per_second'], '.3g')} "
+                f"| {fmt(r['speedup'], '.2f')} | {fmt(r['efficiency'], '.2f')} "
+                f"| {fmt(mib(r['peak_rss_bytes_max']), '.1f')} | {fmt(mib(r['rss_floor_bytes_max']), '.1f')} "
+                f"| {fmt(r['rss_ratio'], '.2f')} | {fmt(r['rss_ratio_floor'], '.2f')} | {fmt(r['load_1min'], '.2f')} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(by_exp, path):
+    fig, axes = plt.subplots(1, 4, figsize=(16, 3.8))
+    panels = [("wall_seconds", "wall seconds", 1), ("committed_events_per_second", "committed events/s", 1),
+              ("efficiency", "strong-scaling efficiency", 1), ("peak_rss_bytes_max", "peak RSS per rank (MiB)",
+                                                               1 / 2**20)]
+    for ax, (key, label, scale) in zip(axes, panels):
+        for exp, runs in by_exp.items():
+            pts = [(r["ranks"], r[key] * scale) for r in runs if r[key] is not None]
+            if pts:
+                ax.plot(*zip(*pts), marker="o", label=exp)
+        if key == "efficiency":
+            ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+            ax.set_ylim(bottom=0)
+        if key == "peak_rss_bytes_max":
+            for exp, runs in by_exp.items():
+                pts = [(r["ranks"], r["rss_floor_bytes_max"] * scale) for r in runs if r["rss_floor_bytes_max"]]
+                if pts:
+                    ax.plot(*zip(*pts), ls=":", color="grey", label=f"{exp}: MPI floor")
+        ax.set_xlabel("ranks")
+        ax.set_title(label, fontsize=10)
+        ax.set_xticks(sorted({r["ranks"] for runs in by_exp.values() for r in runs}))
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=7)
+    axes[3].legend(fontsize=7)
+    fig.tight_layout()
+    tmp = path + ".tmp.png"
+    fig.savefig(tmp, dpi=110)
+    os.replace(tmp, path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("csv")
+    ap.add_argument("--out", default=None, help="output folder (default: the CSV's)")
+    a = ap.parse_args()
+    out = a.out or os.path.dirname(os.path.abspath(a.csv))
+    by_exp = derive(load(a.csv))
+    md = os.path.join(out, "scaling.md")
+    with open(md + ".tmp", "w") as f:
+        f.write(table(by_exp))
+    os.replace(md + ".tmp", md)
+    plot(by_exp, os.path.join(out, "scaling.png"))
+    print(f"wrote {md} and {os.path.join(out, 'scaling.png')}")
+
+
+if __name__ == "__main__":
+    main()
