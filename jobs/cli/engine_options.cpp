@@ -34,16 +34,18 @@ void add_engine_options(CLI::App& command, EngineOptions& o) {
 }
 
 void add_checkpoint_options(CLI::App& command, CheckpointOptions& o, const std::string& at_flag) {
-  command.add_option("--checkpoint-dir", o.dir,
-                     "write simulation checkpoints under DIR (on SIGTERM/SIGUSR1, and at the times below); see "
-                     "docs/checkpoint.md");
+  command.add_option(
+      "--checkpoint-dir", o.dir,
+      "write simulation checkpoints under DIR (on SIGTERM/SIGUSR1, and at the times below); see "
+      "docs/checkpoint.md");
   command.add_option(at_flag, o.at, "write a checkpoint once the simulation has reached this time");
   command.add_option("--checkpoint-every-seconds", o.every_seconds,
                      "write a checkpoint about every this many wall-clock seconds");
   command.add_flag("--stop-at-checkpoint", o.stop,
                    "exit (code 3) after writing the first checkpoint instead of continuing");
-  command.add_option("--resume", o.resume,
-                     "continue from the newest complete checkpoint in DIR (same spec, seed, ranks and partition)");
+  command.add_option(
+      "--resume", o.resume,
+      "continue from the newest complete checkpoint in DIR (same spec, seed, ranks and partition)");
 }
 
 void apply_checkpoint_options(const CheckpointOptions& o, const std::string& at_flag, SimTime time_unit_ps,
@@ -130,8 +132,9 @@ void add_engine_report(io::KeyValueReport& report, const RunResult& result) {
   report.add("rollbacks", t.rollbacks);
   // Committed events that crossed ranks: what the partition costs (0 on one rank).
   report.add("remote events", t.committed_remote);
-  report.add("remote event fraction",
-             t.committed == 0 ? 0.0 : static_cast<double>(t.committed_remote) / static_cast<double>(t.committed), 4);
+  report.add(
+      "remote event fraction",
+      t.committed == 0 ? 0.0 : static_cast<double>(t.committed_remote) / static_cast<double>(t.committed), 4);
   const double rate = result.wall_seconds > 0 ? static_cast<double>(t.committed) / result.wall_seconds : 0.0;
   report.add("event rate", rate, 0);
   report.add("wall seconds", result.wall_seconds, 3);

@@ -45,8 +45,8 @@ inline constexpr int kCheckpointStopExitCode = 3;
 void add_checkpoint_options(CLI::App& command, CheckpointOptions& options, const std::string& at_flag);
 // Validates (UsageError naming the flag) and fills config.checkpoint; installs the SIGTERM/SIGUSR1
 // handlers when checkpoints are written. time_unit_ps scales the --checkpoint-at flag.
-void apply_checkpoint_options(const CheckpointOptions& options, const std::string& at_flag, SimTime time_unit_ps,
-                              EngineConfig& config);
+void apply_checkpoint_options(const CheckpointOptions& options, const std::string& at_flag,
+                              SimTime time_unit_ps, EngineConfig& config);
 // Validates and converts; throws UsageError naming the flag. time_unit_ps scales --optimism-window.
 EngineConfig to_engine_config(const EngineOptions& options, SimTime end_time, SimTime time_unit_ps);
 

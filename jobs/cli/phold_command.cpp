@@ -172,7 +172,8 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
     model_params << "start_events=" << params.start_events << " lookahead=" << params.lookahead
                  << " mean=" << params.mean << " remote=" << params.remote;
     id.emplace_back("phold", model_params.str());
-    id.emplace_back("series interval ps", recorder ? std::to_string(recorder->interval()) : std::string("none"));
+    id.emplace_back("series interval ps",
+                    recorder ? std::to_string(recorder->interval()) : std::string("none"));
     if (recorder) {
       SeriesRecorder& rec = *recorder;
       config.checkpoint.save_extra = [&rec](std::ostream& out) { rec.save(out); };

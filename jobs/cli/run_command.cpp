@@ -22,8 +22,9 @@
 #include "io/key_value_report.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
-#include "jobs/cli/run_output.hpp"
+#include "jobs/cli/partition_options.hpp"
 #include "jobs/cli/run_economics.hpp"
+#include "jobs/cli/run_output.hpp"
 #include "jobs/cli/usage_error.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/experiment_spec.hpp"
@@ -31,7 +32,6 @@
 #include "models/training/training_program.hpp"
 #include "models/workload/step_estimate.hpp"
 #include "models/workload/transformer.hpp"
-#include "jobs/cli/partition_options.hpp"
 
 namespace warpsim::cli {
 
