@@ -299,6 +299,70 @@ void SeriesRecorder::finish(SimTime end) {
   capacity_ = samples_;
 }
 
+std::uint32_t SeriesRecorder::add_derived_metric(KindId kind_id, MetricSpec metric) {
+  if (!finished_) throw std::logic_error("SeriesRecorder::add_derived_metric before finish()");
+  Kind& kind = kinds_.at(kind_id);
+  if (metric.name.empty() || find_metric(kind_id, metric.name))
+    throw std::invalid_argument("kind '" + kind.name + "': derived metric '" + metric.name +
+                                "' is unnamed or exists");
+  kind.metrics.push_back(std::move(metric));
+  kind.values.emplace_back(kind.ids.size() * samples_, 0.0);
+  kind.levels.emplace_back();  // no gauge: keeps one level list per metric (save/load walk them)
+  return static_cast<std::uint32_t>(kind.metrics.size() - 1);
+}
+
+std::span<double> SeriesRecorder::mutable_row(KindId kind, std::uint32_t metric, std::uint32_t local) {
+  if (!finished_) throw std::logic_error("SeriesRecorder::mutable_row before finish()");
+  auto& values = kinds_.at(kind).values.at(metric);
+  return std::span<double>(values).subspan(static_cast<std::size_t>(local) * samples_, samples_);
+}
+
+void SeriesRecorder::add_derived_column(KindId kind_id, ColumnSpec column, std::span<const double> values) {
+  if (!finished_) throw std::logic_error("SeriesRecorder::add_derived_column before finish()");
+  Kind& kind = kinds_.at(kind_id);
+  if (column.name.empty() || column.name == "id" || column.name == "name" ||
+      find_column(kind_id, column.name))
+    throw std::invalid_argument("kind '" + kind.name + "': derived column '" + column.name +
+                                "' is unnamed, reserved or exists");
+  if (values.size() != kind.ids.size())
+    throw std::invalid_argument("kind '" + kind.name + "': " + std::to_string(values.size()) +
+                                " values for derived column '" + column.name + "' of " +
+                                std::to_string(kind.ids.size()) + " components");
+  const std::size_t old = kind.columns.size();
+  std::vector<double> wider;
+  wider.reserve(kind.ids.size() * (old + 1));
+  for (std::size_t local = 0; local < kind.ids.size(); ++local) {
+    wider.insert(wider.end(), kind.column_values.begin() + static_cast<std::ptrdiff_t>(local * old),
+                 kind.column_values.begin() + static_cast<std::ptrdiff_t>((local + 1) * old));
+    wider.push_back(values[local]);
+  }
+  kind.column_values = std::move(wider);
+  kind.columns.push_back(std::move(column));
+}
+
+std::optional<SeriesRecorder::KindId> SeriesRecorder::find_kind(std::string_view name) const {
+  for (std::size_t k = 0; k < kinds_.size(); ++k) {
+    if (kinds_[k].name == name) return static_cast<KindId>(k);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint32_t> SeriesRecorder::find_metric(KindId kind, std::string_view name) const {
+  const auto& metrics = kinds_.at(kind).metrics;
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    if (metrics[m].name == name) return static_cast<std::uint32_t>(m);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint32_t> SeriesRecorder::find_column(KindId kind, std::string_view name) const {
+  const auto& columns = kinds_.at(kind).columns;
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    if (columns[c].name == name) return static_cast<std::uint32_t>(c);
+  }
+  return std::nullopt;
+}
+
 std::span<const double> SeriesRecorder::row(KindId kind, std::uint32_t metric, std::uint32_t local) const {
   if (!finished_) throw std::logic_error("SeriesRecorder::row before finish()");
   const auto& values = kinds_.at(kind).values.at(metric);

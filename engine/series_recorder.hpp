@@ -11,6 +11,7 @@
 #include <bit>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -151,6 +152,20 @@ class SeriesRecorder {
   std::span<const Kind> kinds() const { return kinds_; }
   // The samples of one local component after finish(): sample_count() values.
   std::span<const double> row(KindId kind, std::uint32_t metric, std::uint32_t local) const;
+
+  // Derived series, after finish(): a metric computed from the recorded ones (e.g. power from busy
+  // fractions and bytes) is appended to `kind` with all-zero rows that mutable_row() fills, and a derived
+  // per-component column (e.g. energy) with one value per local component. Both are written like the
+  // recorded ones. Throws std::logic_error before finish() and std::invalid_argument for a duplicate name or
+  // a wrong number of column values.
+  std::uint32_t add_derived_metric(KindId kind, MetricSpec metric);
+  std::span<double> mutable_row(KindId kind, std::uint32_t metric, std::uint32_t local);
+  void add_derived_column(KindId kind, ColumnSpec column, std::span<const double> values);
+  // The kind declared as `name`, or nullopt.
+  std::optional<KindId> find_kind(std::string_view name) const;
+  // The index of metric / column `name` of `kind`, or nullopt.
+  std::optional<std::uint32_t> find_metric(KindId kind, std::string_view name) const;
+  std::optional<std::uint32_t> find_column(KindId kind, std::string_view name) const;
 
   // Checkpoint/restart: save() writes everything recorded so far (grid, current samples, held levels,
   // interval after coarsen(), finished or not) in a binary form; load() restores it into a recorder that

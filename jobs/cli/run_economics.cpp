@@ -33,24 +33,6 @@ bool has_failures(const spec::ExperimentSpec& exp) {
   return exp.has_reliability() && exp.reliability().failures_size() > 0;
 }
 
-energy::PowerParams power_params(const spec::ExperimentSpec& exp) {
-  energy::PowerParams p = energy::default_power_params(exp.job().gpu_type(), "job.gpu_type");
-  const spec::PowerSpec& s = exp.cost().power();
-  const auto pj = energy::joules_per_byte_from_pj_per_bit;
-  if (s.has_gpu_idle_w()) p.gpu_idle_w = s.gpu_idle_w();
-  if (s.has_gpu_busy_w()) p.gpu_busy_w = s.gpu_busy_w();
-  if (s.has_node_static_w()) p.node_static_w = s.node_static_w();
-  if (s.has_nic_static_w()) p.nic.static_w = s.nic_static_w();
-  if (s.has_nic_pj_per_bit()) p.nic.joules_per_byte = pj(s.nic_pj_per_bit());
-  if (s.has_nvswitch_static_w()) p.nvswitch.static_w = s.nvswitch_static_w();
-  if (s.has_nvswitch_pj_per_bit()) p.nvswitch.joules_per_byte = pj(s.nvswitch_pj_per_bit());
-  if (s.has_switch_static_w()) p.network_switch.static_w = s.switch_static_w();
-  if (s.has_switch_pj_per_bit()) p.network_switch.joules_per_byte = pj(s.switch_pj_per_bit());
-  if (s.has_storage_static_w()) p.storage.static_w = s.storage_static_w();
-  if (s.has_storage_pj_per_bit()) p.storage.joules_per_byte = pj(s.storage_pj_per_bit());
-  return p;
-}
-
 energy::CostParams cost_params(const spec::CostSpec& s) {
   energy::CostParams c;
   c[Kind::kGpu] = {s.gpu_capex_usd(), s.gpu_embodied_kgco2e()};
@@ -86,6 +68,24 @@ std::uint32_t interval_steps(const spec::ExperimentSpec& exp) {
 }
 
 }  // namespace
+
+energy::PowerParams power_params(const spec::ExperimentSpec& exp) {
+  energy::PowerParams p = energy::default_power_params(exp.job().gpu_type(), "job.gpu_type");
+  const spec::PowerSpec& s = exp.cost().power();
+  const auto pj = energy::joules_per_byte_from_pj_per_bit;
+  if (s.has_gpu_idle_w()) p.gpu_idle_w = s.gpu_idle_w();
+  if (s.has_gpu_busy_w()) p.gpu_busy_w = s.gpu_busy_w();
+  if (s.has_node_static_w()) p.node_static_w = s.node_static_w();
+  if (s.has_nic_static_w()) p.nic.static_w = s.nic_static_w();
+  if (s.has_nic_pj_per_bit()) p.nic.joules_per_byte = pj(s.nic_pj_per_bit());
+  if (s.has_nvswitch_static_w()) p.nvswitch.static_w = s.nvswitch_static_w();
+  if (s.has_nvswitch_pj_per_bit()) p.nvswitch.joules_per_byte = pj(s.nvswitch_pj_per_bit());
+  if (s.has_switch_static_w()) p.network_switch.static_w = s.switch_static_w();
+  if (s.has_switch_pj_per_bit()) p.network_switch.joules_per_byte = pj(s.switch_pj_per_bit());
+  if (s.has_storage_static_w()) p.storage.static_w = s.storage_static_w();
+  if (s.has_storage_pj_per_bit()) p.storage.joules_per_byte = pj(s.storage_pj_per_bit());
+  return p;
+}
 
 void validate(const spec::ExperimentSpec& exp, bool simulated) {
   try {
@@ -223,8 +223,8 @@ void add_report(io::KeyValueReport& report, const spec::ExperimentSpec& exp, con
   const double it_j = e.total_joules();
   const energy::CostParams c = cost_params(exp.cost());
   const double network_j = e.joules(Kind::kNic) + e.joules(Kind::kNvSwitch) + e.joules(Kind::kSwitch);
-  // The power model used, so that power series can be derived from a results file's utilization and byte
-  // series (scripts/analysis/power_series.py) with the same parameters.
+  // The power model used (also in a results file's /summary, next to the power_w series it gave:
+  // models/energy/power_series.hpp).
   const auto pj = [](double joules_per_byte) { return joules_per_byte / 8e-12; };
   report.add("power gpu idle w", power.gpu_idle_w, 3);
   report.add("power gpu busy w", power.gpu_busy_w, 3);

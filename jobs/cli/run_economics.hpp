@@ -34,6 +34,9 @@ ProgramWrap program_wrap(const spec::ExperimentSpec& exp, std::uint64_t seed, st
 std::shared_ptr<const cluster::GpuProgram> wrapped(const ProgramWrap& wrap,
                                                    std::shared_ptr<const cluster::GpuProgram> program);
 
+// The power model of the experiment: the GPU profile's defaults with the cost.power overrides.
+energy::PowerParams power_params(const spec::ExperimentSpec& exp);
+
 // Per-kind totals of a finished simulation summed over the ranks of `comm` (collective).
 energy::ComponentTotals reduce_totals(const cluster::ClusterModel& model, MPI_Comm comm);
 

@@ -9,12 +9,16 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "io/hdf5_series_writer.hpp"
+#include "jobs/cli/run_economics.hpp"
 #include "jobs/cli/usage_error.hpp"
+#include "models/energy/power_series.hpp"
 
 namespace warpsim::cli {
 
@@ -85,6 +89,32 @@ std::vector<io::KeyValueReport::Row> broadcast_rows(const io::KeyValueReport* re
     at = end + 1;
   }
   return rows;
+}
+
+// The sum of every rank's (key, value) pairs, added in key order on every rank: the same bits for any
+// partition and rank count (an MPI_SUM would add in rank order).
+double total_in_key_order(const std::vector<std::pair<std::uint64_t, double>>& mine, MPI_Comm comm) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<std::size_t>(ranks)), offsets(static_cast<std::size_t>(ranks), 0);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  for (int r = 1; r < ranks; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  const int all = offsets.back() + counts.back();
+  std::vector<std::uint64_t> keys(mine.size()), all_keys(static_cast<std::size_t>(all));
+  std::vector<double> values(mine.size()), all_values(static_cast<std::size_t>(all));
+  for (std::size_t i = 0; i < mine.size(); ++i) std::tie(keys[i], values[i]) = mine[i];
+  MPI_Allgatherv(keys.data(), count, MPI_UINT64_T, all_keys.data(), counts.data(), offsets.data(),
+                 MPI_UINT64_T, comm);
+  MPI_Allgatherv(values.data(), count, MPI_DOUBLE, all_values.data(), counts.data(), offsets.data(),
+                 MPI_DOUBLE, comm);
+  std::vector<std::size_t> order(all_keys.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return all_keys[a] < all_keys[b]; });
+  double total = 0;
+  for (std::size_t i : order) total += all_values[i];
+  return total;
 }
 
 }  // namespace
@@ -159,6 +189,7 @@ std::unique_ptr<RunOutput> RunOutput::prepare(const RunOutputOptions& o, const s
   if (!google::protobuf::util::MessageToJsonString(exp, &out->spec_json_, json).ok())
     throw std::runtime_error("experiment spec: cannot print it as JSON");
   out->experiment_ = exp.name();
+  if (exp.has_cost()) out->power_ = economics::power_params(exp);
   out->facts_ = std::move(facts);
   return out;
 }
@@ -212,6 +243,18 @@ void RunOutput::write(io::KeyValueReport* report, MPI_Comm comm) {
       continue;
     }
     summary.push_back({name, *row.number, unit_of(row.key)});
+  }
+  if (power_) {
+    const energy::PowerSeriesTotals local = energy::add_power_series(recorder_, *power_);
+    const double joules = total_in_key_order(local.component_joules, comm);
+    std::uint64_t nodes = local.nodes;
+    MPI_Allreduce(MPI_IN_PLACE, &nodes, 1, MPI_UINT64_T, MPI_MAX, comm);
+    // Hosts have no component series: their static power over the grid.
+    const double seconds = static_cast<double>(recorder_.end_time()) / static_cast<double>(kPicosPerSecond);
+    const double host = power_->node_static_w * static_cast<double>(nodes) * seconds;
+    summary.push_back({"energy_host_j", host, "J"});
+    summary.push_back({"energy_series_j", joules + host, "J"});
+    summary.push_back({"energy_grid_seconds", seconds, "s"});
   }
   io::SeriesFileOptions file_options;
   file_options.deflate_level = options_.compression;

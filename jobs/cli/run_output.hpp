@@ -2,7 +2,8 @@
 // flags, checks them and the path BEFORE the simulation (bad input is a UsageError, exit 2), picks the
 // sample interval, holds the SeriesRecorder the cluster model's commit handlers fill, and at the end writes
 // /meta (spec as text and JSON, version, git revision, partition, seed, ranks, sync), /components, /series
-// and /summary (the run report's numeric keys) collectively from every rank.
+// (with power and energy when the experiment has a power model) and /summary (the run report's numeric
+// keys) collectively from every rank.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -11,11 +12,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/series_recorder.hpp"
 #include "io/key_value_report.hpp"
 #include "jobs/spec/experiment_spec.hpp"
+#include "models/energy/power_model.hpp"
 
 namespace warpsim::cli {
 
@@ -50,8 +53,9 @@ class RunOutput {
   SimTime interval() const { return recorder_.interval(); }
 
   // Collective: rank 0 passes its finished report, the other ranks nullptr. Ends the grid after the last
-  // sample any rank recorded, writes the file (temporary name, then rename) and adds the "output ..." keys
-  // to rank 0's report.
+  // sample any rank recorded; with a power model (the experiment's cost section) derives the power and
+  // energy series (models/energy/power_series.hpp) and their /summary totals; writes the file (temporary
+  // name, then rename) and adds the "output ..." keys to rank 0's report.
   void write(io::KeyValueReport* report, MPI_Comm comm);
 
  private:
@@ -61,7 +65,8 @@ class RunOutput {
   RunOutputOptions options_;
   SeriesRecorder recorder_;
   std::string spec_text_, spec_json_, experiment_;
-  bool automatic_ = false;  // the interval was not given: it may widen at the end
+  bool automatic_ = false;                    // the interval was not given: it may widen at the end
+  std::optional<energy::PowerParams> power_;  // the run's power model, when the spec has a cost section
   RunFacts facts_;
 };
 
