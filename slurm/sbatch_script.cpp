@@ -83,16 +83,35 @@ std::string render_sbatch_script(const SubmitOptions& o) {
     // OpenMPI refuses root without this flag; clusters run jobs as users, containers (CI) as root.
     s << "if [[ $(id -u) -eq 0 ]]; then cmd=(\"${cmd[0]}\" --allow-run-as-root \"${cmd[@]:1}\"); fi\n";
   }
+  const bool checkpoints = !o.checkpoint_dir.empty();
+  if (checkpoints) {
+    // docs/checkpoint.md: the run checkpoints into the directory; a requeued (or resubmitted) job continues
+    // from the newest complete checkpoint there. Incomplete ones have a temporary name and no manifest.
+    s << "ckpt_dir=" << shell_quote_with_task(o.checkpoint_dir) << "\n"
+      << "cmd+=(--checkpoint-dir \"$ckpt_dir\")\n"
+      << "if compgen -G \"$ckpt_dir/ckpt-*/manifest\" >/dev/null; then cmd+=(--resume \"$ckpt_dir\"); fi\n";
+  }
   s << "echo \"warpsim-slurm: job ${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID} task ${SLURM_ARRAY_TASK_ID:-none}"
        " restart ${SLURM_RESTART_COUNT:-0} on $(hostname): ${cmd[*]}\" >&2\n\n";
 
   // With --signal=B:... the signal reaches only this shell; bash runs a trap only between commands, so the
-  // command runs in the background and the shell waits. The hook is where a checkpoint will be requested.
-  s << "on_usr1() {\n"
-    << "  echo \"warpsim-slurm: USR1: time limit is near (checkpoint hook: not implemented yet)\" >&2\n"
-    << "}\n"
-    << "trap on_usr1 USR1\n"
-    << "\"${cmd[@]}\" &\n"
+  // command runs in the background and the shell waits. With checkpoints the trap passes USR1 on to the
+  // launcher (srun and mpirun forward it to every rank), and warpsim writes a checkpoint and exits 3.
+  // Without, warpsim has no USR1 handler (the signal would kill it), so the shell only logs it.
+  s << "on_usr1() {\n";
+  if (checkpoints) {
+    s << "  echo \"warpsim-slurm: USR1: time limit is near: asking warpsim for a checkpoint\" >&2\n"
+      << "  kill -USR1 \"$child\" 2>/dev/null || true\n";
+  } else {
+    s << "  echo \"warpsim-slurm: USR1: time limit is near (no checkpoint-dir: the run continues)\" >&2\n";
+  }
+  s << "}\n"
+    << "trap on_usr1 USR1\n";
+  if (checkpoints) {
+    // Preemption sends SIGTERM to every process of the job: the ranks checkpoint; the shell must wait.
+    s << "trap 'echo \"warpsim-slurm: TERM: preempted or cancelled: warpsim checkpoints\" >&2' TERM\n";
+  }
+  s << "\"${cmd[@]}\" &\n"
     << "child=$!\n"
     << "while true; do\n"
     << "  wait \"$child\"\n"
@@ -100,8 +119,18 @@ std::string render_sbatch_script(const SubmitOptions& o) {
     << "  # wait returns >128 when a trapped signal interrupts it while the command still runs.\n"
     << "  if ((rc > 128)) && kill -0 \"$child\" 2>/dev/null; then continue; fi\n"
     << "  break\n"
-    << "done\n"
-    << "exit \"$rc\"\n";
+    << "done\n";
+  if (checkpoints) {
+    s << "if ((rc == 3)); then\n"
+      << "  echo \"warpsim-slurm: stopped at a checkpoint in $ckpt_dir\" >&2\n";
+    if (o.requeue) {
+      // A preempted job is requeued by Slurm itself; one stopped before its time limit asks for it.
+      s << "  scontrol requeue \"$SLURM_JOB_ID\" && echo \"warpsim-slurm: requeued; it resumes from the "
+           "checkpoint\" >&2\n";
+    }
+    s << "fi\n";
+  }
+  s << "exit \"$rc\"\n";
   return s.str();
 }
 

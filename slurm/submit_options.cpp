@@ -67,8 +67,9 @@ std::string_view to_string(Launcher launcher) {
 
 const std::vector<std::string>& option_keys() {
   static const std::vector<std::string> keys{
-      "job-name",   "nodes", "ntasks-per-node", "cpus-per-task", "time",    "partition",      "account",
-      "output-dir", "array", "array-throttle",  "launcher",      "requeue", "signal-seconds", "hold"};
+      "job-name",  "nodes",   "ntasks-per-node", "cpus-per-task", "time",
+      "partition", "account", "output-dir",      "array",         "array-throttle",
+      "launcher",  "requeue", "signal-seconds",  "hold",          "checkpoint-dir"};
   return keys;
 }
 
@@ -110,6 +111,9 @@ void set_option(SubmitOptions& o, std::string_view key, std::string_view value) 
     o.signal_seconds = parse_int(key, value, 0, 65535);  // Slurm's limit for --signal's time
   } else if (key == "hold") {
     o.hold = parse_bool(key, value);
+  } else if (key == "checkpoint-dir") {
+    if (v.empty()) throw std::invalid_argument("checkpoint-dir: expected a directory");
+    o.checkpoint_dir = v;
   } else {
     std::string known;
     for (const auto& k : option_keys()) known += (known.empty() ? "" : ", ") + k;
@@ -179,6 +183,24 @@ void validate(const SubmitOptions& o) {
       throw std::invalid_argument("command: argument contains a newline or NUL byte");
     }
     uses_task = uses_task || arg.find(kTaskPlaceholder) != std::string::npos;
+  }
+  if (!o.checkpoint_dir.empty()) {
+    // Only these subcommands checkpoint; the script adds both flags itself, so they must not be given twice.
+    if (o.command.front() != "run" && o.command.front() != "phold") {
+      throw std::invalid_argument(
+          "checkpoint-dir: only for `warpsim run` and `warpsim phold` (the command is '" + o.command.front() +
+          "')");
+    }
+    for (const auto& arg : o.command) {
+      if (arg == "--checkpoint-dir" || arg == "--resume" || arg.rfind("--checkpoint-dir=", 0) == 0 ||
+          arg.rfind("--resume=", 0) == 0) {
+        throw std::invalid_argument("command: " + arg.substr(0, arg.find('=')) +
+                                    " is set by checkpoint-dir; give the directory only there");
+      }
+    }
+    if (o.checkpoint_dir.find('\n') != std::string::npos)
+      throw std::invalid_argument("checkpoint-dir: contains a newline");
+    uses_task = uses_task || o.checkpoint_dir.find(kTaskPlaceholder) != std::string::npos;
   }
   if (uses_task && o.array_size == 0) {
     throw std::invalid_argument("command: uses " + std::string(kTaskPlaceholder) +

@@ -39,6 +39,10 @@ struct SubmitOptions {
   bool requeue = true;               // #SBATCH --requeue: a preempted/failed-node job reruns
   std::int64_t signal_seconds = 60;  // USR1 to the batch shell this long before the time limit; 0: none
   bool hold = false;                 // submit held (released with `scontrol release`)
+  // warpsim run/phold only: checkpoint directory ({task} allowed). The job passes --checkpoint-dir, and
+  // --resume when the directory holds a complete checkpoint (a requeued job continues); USR1 before the
+  // time limit asks warpsim for a checkpoint, and a run that stopped at one (exit 3) is requeued.
+  std::string checkpoint_dir;
   std::string warpsim_binary;        // absolute path of the warpsim executable the job runs
   std::vector<std::string> command;  // warpsim arguments: subcommand and its flags
 };

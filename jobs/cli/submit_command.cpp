@@ -83,6 +83,9 @@ std::function<int()> add_submit_command(CLI::App& app, const CommandEnv& env) {
       {"launcher", "srun (srun --mpi=pmix, default) | mpirun | none (one process, no launcher)"},
       {"signal-seconds",
        "send USR1 to the batch shell this long before the time limit (0: never; default 60)"},
+      {"checkpoint-dir",
+       "run/phold: checkpoint into DIR, resume from it when requeued; USR1 asks for a checkpoint "
+       "(docs/checkpoint.md)"},
   };
   for (const auto& key : slurm::option_keys()) {
     if (key == "requeue" || key == "hold") continue;
