@@ -13,6 +13,9 @@ expect bad_sync "simulation.sync" 's/simulation { steps: 2 }/simulation { steps:
 expect bad_fidelity "simulation.fidelity" 's/simulation { steps: 2 }/simulation { steps: 2 fidelity: "fluid" }/'
 expect bad_link "fat_tree.links" 's/bandwidth_gbps: 400 latency_ns: 500/bandwidth_gbps: 0 latency_ns: 500/'
 expect gpu_mismatch "job.gpu_type" 's/simulation { steps: 2 }/cluster_gpu_type: "B200"\nsimulation { steps: 2 }/'
+expect bad_dp_algorithm "training.dp_allreduce_algorithm" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_allreduce_algorithm: "butterfly"/'
+expect tree_with_zero1 "training.dp_allreduce_algorithm" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_allreduce_algorithm: "tree"/; s/data_parallel: 4 }/data_parallel: 4 zero_stage: 1 }/'
+expect chunk_without_tree "training.dp_tree_chunk_bytes" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_tree_chunk_bytes: 1000000/'
 expect unknown_field "no_such_field" 's/simulation { steps: 2 }/simulation { no_such_field: 1 }/'
 printf 'cluster_file: "nope-cluster.textproto"\njob_file: "nope-job.textproto"\n' >"$TMP/missing.textproto"
 code=0
