@@ -55,11 +55,13 @@ std::uint64_t checksum(const std::string& bytes) {
 }
 
 std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw CheckpointError("cannot read " + path.string());
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  std::string bytes(static_cast<std::size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+    throw CheckpointError("cannot read " + path.string());
+  return bytes;
 }
 
 // The newest complete checkpoint under `dir`: dir itself if it holds a manifest, else its ckpt-* subdirectory
@@ -165,6 +167,7 @@ std::vector<std::pair<std::string, std::string>> Engine::checkpoint_identity() {
 }
 
 std::string Engine::write_checkpoint(SimTime cut) {
+  const auto started = std::chrono::steady_clock::now();
   const auto identity = checkpoint_identity();
   const fs::path dir(config_.checkpoint.dir);
   const fs::path tmp = dir / ("." + cut_dir_name(cut) + ".tmp");
@@ -227,11 +230,16 @@ std::string Engine::write_checkpoint(SimTime cut) {
     out.write(reinterpret_cast<const char*>(record.data()), static_cast<std::streamsize>(record.size()));
     pending_.push(entry);
   }
-  std::ostringstream extra(std::ios::binary);
-  if (config_.checkpoint.save_extra) config_.checkpoint.save_extra(extra);
-  ckpt::put_string(out, extra.str());
+  // The caller's part goes straight into the rank file: its length is patched in once known.
+  ckpt::put<std::uint64_t>(out, 0);
+  const auto extra_at = out.tellp();
+  if (config_.checkpoint.save_extra) config_.checkpoint.save_extra(out);
+  const auto extra_end = out.tellp();
+  out.seekp(extra_at - std::streamoff(sizeof(std::uint64_t)));
+  ckpt::put<std::uint64_t>(out, static_cast<std::uint64_t>(extra_end - extra_at));
+  out.seekp(extra_end);
   ckpt::put(out, kEndMarker);
-  const std::string bytes = out.str();
+  const std::string bytes = std::move(out).str();
   const std::uint64_t sum = checksum(bytes);
   {
     std::ofstream file(tmp / rank_file_name(rank_), std::ios::binary | std::ios::trunc);
@@ -274,13 +282,17 @@ std::string Engine::write_checkpoint(SimTime cut) {
   }
   agree_or_throw<std::runtime_error>(error, rank_, ranks_, comm_);
   if (rank_ == 0) {
-    spdlog::info("checkpoint: wrote {} (simulated time {:.9g} s)", final_dir.string(),
-                 static_cast<double>(cut) / static_cast<double>(kPicosPerSecond));
+    std::uint64_t total = 0;
+    for (int r = 0; r < ranks_; ++r) total += files[2 * r];
+    spdlog::info("checkpoint: wrote {} (simulated time {:.9g} s, {} bytes, {:.3f} s)", final_dir.string(),
+                 static_cast<double>(cut) / static_cast<double>(kPicosPerSecond), total,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }
   return final_dir.string();
 }
 
 void Engine::load_checkpoint() {
+  const auto started = std::chrono::steady_clock::now();
   const auto identity = checkpoint_identity();
   const std::string& requested = config_.checkpoint.resume;
   const std::string path =
@@ -340,7 +352,7 @@ void Engine::load_checkpoint() {
       throw CheckpointError(where + name + " is corrupt (its checksum differs from the manifest's)");
 
     // The rank file. The checksum matched, so a parse error here means a bug or a forged file.
-    std::istringstream in(bytes, std::ios::binary);
+    ckpt::ViewStream in(bytes);
     char magic[sizeof kRankMagic];
     if (!in.read(magic, sizeof magic) || std::memcmp(magic, kRankMagic, sizeof magic) != 0)
       throw CheckpointError(where + name + " is not a warpsim rank checkpoint");
@@ -358,7 +370,8 @@ void Engine::load_checkpoint() {
       if (ckpt::get<LpId>(in) != lp_ids_[local]) throw CheckpointError(where + name + ": LP ids differ");
       lp.next_seq = ckpt::get<std::uint64_t>(in);
       if (ckpt::get<std::uint32_t>(in) != lp.type) throw CheckpointError(where + name + ": LP types differ");
-      std::istringstream state(ckpt::get_string(in, bytes.size()), std::ios::binary);
+      const std::string blob = ckpt::get_string(in, bytes.size());
+      ckpt::ViewStream state(blob);
       types_[lp.type]->load(lp.slot, state);
       if (state.peek() != std::char_traits<char>::eof()) {
         throw CheckpointError(where + name + ": state of LP " + std::to_string(lp_ids_[local]) +
@@ -380,7 +393,12 @@ void Engine::load_checkpoint() {
       e.flags &= kFlagFromRemote;
       push_pending(index);
     }
-    std::istringstream extra(ckpt::get_string(in, bytes.size()), std::ios::binary);
+    // The caller's part is parsed in place too (it is most of the file when time series are recorded).
+    const auto extra_size = ckpt::get_count(in, bytes.size(), "caller state length");
+    const auto extra_at = static_cast<std::size_t>(in.tellg());
+    if (extra_at + extra_size > bytes.size()) throw CheckpointError(where + name + " ends early");
+    ckpt::ViewStream extra(bytes.data() + extra_at, extra_size);
+    in.seekg(static_cast<std::streamoff>(extra_at + extra_size));
     if (config_.checkpoint.load_extra) {
       try {
         config_.checkpoint.load_extra(extra);
@@ -406,8 +424,9 @@ void Engine::load_checkpoint() {
   resumed_from_ = cut;
   gvt_ = cut;
   if (rank_ == 0) {
-    spdlog::info("checkpoint: resuming from {} (simulated time {:.9g} s)", path,
-                 static_cast<double>(cut) / static_cast<double>(kPicosPerSecond));
+    spdlog::info("checkpoint: resuming from {} (simulated time {:.9g} s, loaded in {:.3f} s)", path,
+                 static_cast<double>(cut) / static_cast<double>(kPicosPerSecond),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }
 }
 

@@ -68,6 +68,29 @@ inline std::string get_string(std::istream& in, std::uint64_t limit = std::uint6
   return s;
 }
 
+// An istream over bytes held elsewhere (no copy, unlike std::istringstream): a rank file is parsed where it
+// was read, so restoring does not need twice its size in memory.
+class ViewStream : private std::streambuf, public std::istream {
+ public:
+  ViewStream(const char* data, std::size_t size) : std::istream(this) {
+    char* p = const_cast<char*>(data);  // the get area is only read
+    setg(p, p, p + size);
+  }
+  explicit ViewStream(const std::string& bytes) : ViewStream(bytes.data(), bytes.size()) {}
+
+ private:
+  std::streambuf::pos_type seekoff(std::streambuf::off_type off, std::ios_base::seekdir dir,
+                                   std::ios_base::openmode) override {
+    char* base = dir == std::ios_base::beg ? eback() : dir == std::ios_base::cur ? gptr() : egptr();
+    if (off < eback() - base || off > egptr() - base) return std::streambuf::pos_type(-1);
+    setg(eback(), base + off, egptr());
+    return std::streambuf::pos_type(gptr() - eback());
+  }
+  std::streambuf::pos_type seekpos(std::streambuf::pos_type pos, std::ios_base::openmode mode) override {
+    return seekoff(std::streambuf::off_type(pos), std::ios_base::beg, mode);
+  }
+};
+
 // 64-bit FNV-1a: the per-file checksum of the manifest (detects flipped bytes and truncation).
 class Fnv1a {
  public:
