@@ -76,11 +76,11 @@ SeriesRecorder::Component SeriesRecorder::add_component(KindId kind_id, std::uin
   if (!kind.blocks.empty()) {
     // Registered after recording began (unusual): the blocks gain a component in every sample.
     const std::size_t m = kind.metrics.size();
-    for (std::vector<double>& block : kind.blocks) {
-      std::vector<double> wider(block_size(kind), 0.0);
-      for (std::uint64_t s = 0; s < kBlockSamples; ++s)
-        std::copy_n(block.begin() + static_cast<std::ptrdiff_t>(s * local * m), local * m,
-                    wider.begin() + static_cast<std::ptrdiff_t>(s * (local + 1) * m));
+    const std::size_t per_block = std::size_t{1} << kind.block_shift;
+    for (ZeroedBuffer& block : kind.blocks) {
+      ZeroedBuffer wider(per_block * (local + 1) * m);
+      for (std::size_t s = 0; s < per_block; ++s)
+        std::copy_n(block.data() + s * local * m, local * m, wider.data() + s * (local + 1) * m);
       block = std::move(wider);
     }
   }
@@ -90,24 +90,37 @@ SeriesRecorder::Component SeriesRecorder::add_component(KindId kind_id, std::uin
   return Component{kind_id, local};
 }
 
+void SeriesRecorder::choose_block_shift(Kind& kind) {
+  // At least 8 samples, and at least one huge page (few page faults; the sample rows stay contiguous).
+  const std::size_t sample_bytes =
+      std::max<std::size_t>(1, kind.ids.size() * kind.metrics.size() * sizeof(double));
+  kind.block_shift = 3;
+  while ((sample_bytes << kind.block_shift) < (std::size_t{2} << 20) && kind.block_shift < 12)
+    ++kind.block_shift;
+}
+
 void SeriesRecorder::reserve(std::uint64_t samples) {
   if (samples <= capacity_) return;
   samples = std::min(samples, samples_);
-  const std::uint64_t blocks = (samples + kBlockSamples - 1) / kBlockSamples;
+  std::uint64_t capacity = samples_;
   for (Kind& kind : kinds_) {
-    while (kind.blocks.size() < blocks) kind.blocks.emplace_back(block_size(kind), 0.0);
+    if (kind.blocks.empty()) choose_block_shift(kind);
+    while (covered(kind) < samples) kind.blocks.emplace_back(block_size(kind));
+    capacity = std::min(capacity, covered(kind));
   }
-  capacity_ = std::min(samples_, blocks * kBlockSamples);
+  capacity_ = capacity;
 }
 
 double* SeriesRecorder::cell(Kind& kind, std::uint32_t local, std::uint64_t s) {
-  return kind.blocks[s / kBlockSamples].data() +
-         ((s % kBlockSamples) * kind.ids.size() + local) * kind.metrics.size();
+  const std::uint64_t in_block = s & ((std::uint64_t{1} << kind.block_shift) - 1);
+  return kind.blocks[s >> kind.block_shift].data() +
+         (in_block * kind.ids.size() + local) * kind.metrics.size();
 }
 
 const double* SeriesRecorder::cell(const Kind& kind, std::uint32_t local, std::uint64_t s) const {
-  return kind.blocks[s / kBlockSamples].data() +
-         ((s % kBlockSamples) * kind.ids.size() + local) * kind.metrics.size();
+  const std::uint64_t in_block = s & ((std::uint64_t{1} << kind.block_shift) - 1);
+  return kind.blocks[s >> kind.block_shift].data() +
+         (in_block * kind.ids.size() + local) * kind.metrics.size();
 }
 
 void SeriesRecorder::allocate_grid(std::uint64_t capacity) {
@@ -231,7 +244,7 @@ void SeriesRecorder::coarsen(std::uint64_t factor) {
   const SimTime interval = interval_ * factor;
   const std::uint64_t samples = end_time_ / interval + (end_time_ % interval != 0 ? 1 : 0);
   const std::uint64_t old_capacity = capacity_;
-  std::vector<std::vector<std::vector<double>>> old(kinds_.size());
+  std::vector<std::vector<ZeroedBuffer>> old(kinds_.size());
   for (std::size_t k = 0; k < kinds_.size(); ++k) old[k].swap(kinds_[k].blocks);
   interval_ = interval;
   samples_ = samples;
@@ -241,14 +254,15 @@ void SeriesRecorder::coarsen(std::uint64_t factor) {
     Kind& kind = kinds_[k];
     const std::size_t stride = kind.metrics.size();
     const std::size_t row = kind.ids.size() * stride;  // one sample of every local component
+    const std::uint64_t mask = (std::uint64_t{1} << kind.block_shift) - 1;
     for (std::uint64_t s = 0; s < old_capacity; ++s) {
-      const double* from = old[k][s / kBlockSamples].data() + (s % kBlockSamples) * row;
+      const double* from = old[k][s >> kind.block_shift].data() + (s & mask) * row;
       double* to = cell(kind, 0, s / factor);
       for (std::size_t i = 0; i < row; ++i) {
         const bool peak = kind.metrics[i % stride].aggregation == Aggregation::kMax;
         to[i] = peak ? std::max(to[i], from[i]) : to[i] + from[i];
       }
-      if ((s + 1) % kBlockSamples == 0) std::vector<double>().swap(old[k][s / kBlockSamples]);
+      if ((s & mask) == mask) old[k][s >> kind.block_shift] = ZeroedBuffer();
     }
   }
   used_ = (used_ + factor - 1) / factor;
@@ -276,10 +290,11 @@ void SeriesRecorder::finish(SimTime end) {
     // component and metric are adjacent in `values`), releasing each block once copied.
     const std::size_t stride = kind.metrics.size();
     const std::size_t n = kind.ids.size();
-    for (std::size_t m = 0; m < stride; ++m) kind.values[m].assign(n * samples_, 0.0);
-    for (std::uint64_t b = 0; b * kBlockSamples < capacity_; ++b) {
-      const std::uint64_t s0 = b * kBlockSamples;
-      const std::uint64_t s1 = std::min(capacity_, s0 + kBlockSamples);
+    for (std::size_t m = 0; m < stride; ++m) kind.values[m] = ZeroedBuffer(n * samples_);
+    const std::uint64_t per_block = std::uint64_t{1} << kind.block_shift;
+    for (std::uint64_t b = 0; b * per_block < capacity_; ++b) {
+      const std::uint64_t s0 = b * per_block;
+      const std::uint64_t s1 = std::min(capacity_, s0 + per_block);
       const double* block = kind.blocks[b].data();
       for (std::size_t m = 0; m < stride; ++m) {
         const bool average = kind.metrics[m].aggregation == Aggregation::kTimeAverage;
@@ -292,7 +307,7 @@ void SeriesRecorder::finish(SimTime end) {
           }
         }
       }
-      std::vector<double>().swap(kind.blocks[b]);
+      kind.blocks[b] = ZeroedBuffer();
     }
     kind.blocks.clear();
   }
@@ -306,7 +321,7 @@ std::uint32_t SeriesRecorder::add_derived_metric(KindId kind_id, MetricSpec metr
     throw std::invalid_argument("kind '" + kind.name + "': derived metric '" + metric.name +
                                 "' is unnamed or exists");
   kind.metrics.push_back(std::move(metric));
-  kind.values.emplace_back(kind.ids.size() * samples_, 0.0);
+  kind.values.emplace_back(kind.ids.size() * samples_);
   kind.levels.emplace_back();  // no gauge: keeps one level list per metric (save/load walk them)
   return static_cast<std::uint32_t>(kind.metrics.size() - 1);
 }
@@ -314,7 +329,8 @@ std::uint32_t SeriesRecorder::add_derived_metric(KindId kind_id, MetricSpec metr
 std::span<double> SeriesRecorder::mutable_row(KindId kind, std::uint32_t metric, std::uint32_t local) {
   if (!finished_) throw std::logic_error("SeriesRecorder::mutable_row before finish()");
   auto& values = kinds_.at(kind).values.at(metric);
-  return std::span<double>(values).subspan(static_cast<std::size_t>(local) * samples_, samples_);
+  return std::span<double>(values.data(), values.size())
+      .subspan(static_cast<std::size_t>(local) * samples_, samples_);
 }
 
 void SeriesRecorder::add_derived_column(KindId kind_id, ColumnSpec column, std::span<const double> values) {
@@ -366,7 +382,14 @@ std::optional<std::uint32_t> SeriesRecorder::find_column(KindId kind, std::strin
 std::span<const double> SeriesRecorder::row(KindId kind, std::uint32_t metric, std::uint32_t local) const {
   if (!finished_) throw std::logic_error("SeriesRecorder::row before finish()");
   const auto& values = kinds_.at(kind).values.at(metric);
-  return std::span<const double>(values).subspan(static_cast<std::size_t>(local) * samples_, samples_);
+  return std::span<const double>(values.data(), values.size())
+      .subspan(static_cast<std::size_t>(local) * samples_, samples_);
+}
+
+std::span<const double> SeriesRecorder::metric_values(KindId kind, std::uint32_t metric) const {
+  if (!finished_) throw std::logic_error("SeriesRecorder::metric_values before finish()");
+  const ZeroedBuffer& values = kinds_.at(kind).values.at(metric);
+  return {values.data(), values.size()};
 }
 
 }  // namespace warpsim

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/sim_time.hpp"
+#include "engine/zeroed_buffer.hpp"
 
 namespace warpsim {
 
@@ -60,13 +61,15 @@ class SeriesRecorder {
     std::vector<std::uint64_t> ids;     // local components' global ids, in registration order
     std::vector<std::string> names;     // same order; may be empty strings
     std::vector<double> column_values;  // [local component][column]
-    // While recording: blocks of kBlockSamples consecutive samples, each laid out [sample][local
-    // component][metric]. Sample-major, because components close their samples at about the same simulated
-    // time: the samples being closed are a few hot rows, not one cache miss per component. The grid
-    // grows by adding blocks (no relayout copies of what is recorded). finish() turns it into `values`:
-    // per metric, [local component][sample].
-    std::vector<std::vector<double>> blocks;
-    std::vector<std::vector<double>> values;
+    // While recording: blocks of 2^block_shift consecutive samples, each laid out [sample][local
+    // component][metric]. A block holds at least 8 samples and 2 MiB (huge-page backed, ZeroedBuffer).
+    // Sample-major, because components close their samples at about the same simulated time: the samples
+    // being closed are a few hot rows, not one cache miss per component. The grid grows by adding blocks (no
+    // relayout copies of what is recorded). finish() turns it into `values`: per metric, [local
+    // component][sample].
+    std::vector<ZeroedBuffer> blocks;
+    std::uint32_t block_shift = 0;  // set when the first block is allocated
+    std::vector<ZeroedBuffer> values;
     struct Level {
       double level = 0;
       SimTime since = 0;
@@ -152,6 +155,8 @@ class SeriesRecorder {
   std::span<const Kind> kinds() const { return kinds_; }
   // The samples of one local component after finish(): sample_count() values.
   std::span<const double> row(KindId kind, std::uint32_t metric, std::uint32_t local) const;
+  // Every local component's row of one metric after finish(), back to back in registration order.
+  std::span<const double> metric_values(KindId kind, std::uint32_t metric) const;
 
   // Derived series, after finish(): a metric computed from the recorded ones (e.g. power from busy
   // fractions and bytes) is appended to `kind` with all-zero rows that mutable_row() fills, and a derived
@@ -191,11 +196,13 @@ class SeriesRecorder {
   const double* cell(const Kind& kind, std::uint32_t local, std::uint64_t s) const;
   // Every kind's grid becomes all zeros with room for `capacity` samples per component.
   void allocate_grid(std::uint64_t capacity);
-  std::size_t block_size(const Kind& kind) const {
-    return kBlockSamples * kind.ids.size() * kind.metrics.size();
+  // Picks the kind's block length (once its components are known) and sizes one block.
+  static void choose_block_shift(Kind& kind);
+  static std::size_t block_size(const Kind& kind) {
+    return (std::size_t{1} << kind.block_shift) * kind.ids.size() * kind.metrics.size();
   }
-
-  static constexpr std::uint64_t kBlockSamples = 8;
+  // Samples [0, n) of the kind have blocks.
+  static std::uint64_t covered(const Kind& kind) { return kind.blocks.size() << kind.block_shift; }
 
   SimTime interval_;
   SimTime end_time_;

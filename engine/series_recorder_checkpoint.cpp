@@ -201,10 +201,15 @@ void SeriesRecorder::load(std::istream& in) {
     kind.accumulators = std::move(restored[k].accumulators);
     kind.levels = std::move(restored[k].levels);
     if (finished_) {
-      kind.values = std::move(restored[k].values);
+      kind.values.clear();
+      for (const std::vector<double>& values : restored[k].values) {
+        kind.values.emplace_back(values.size());
+        std::copy(values.begin(), values.end(), kind.values.back().data());
+      }
       continue;
     }
-    kind.values.assign(kind.metrics.size(), {});
+    kind.values.clear();
+    kind.values.resize(kind.metrics.size());
     const std::size_t m = kind.metrics.size();
     const double* from = restored[k].values[0].data();
     for (std::uint32_t local = 0; local < kind.ids.size(); ++local)

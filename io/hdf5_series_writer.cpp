@@ -225,15 +225,23 @@ void write_groups(hid_t file, const SeriesRecorder& recorder, const RunMetadata&
 
     h5::Handle sg = make_group(series, kind.name);
     h5::Handle dcpl = series_dcpl(kind.component_count, samples, options.deflate_level);
-    std::vector<double> rows(order.size() * samples);
+    // Components registered in ascending id order (the usual case) are written straight from the recorder;
+    // otherwise their rows are first put in id order.
+    const bool in_order = std::is_sorted(kind.ids.begin(), kind.ids.end());
+    std::vector<double> rows(in_order ? 0 : order.size() * samples);
     for (std::uint32_t m = 0; m < kind.metrics.size(); ++m) {
       const MetricSpec& metric = kind.metrics[m];
-      for (std::size_t i = 0; i < order.size(); ++i) {
-        const auto src = recorder.row(k, m, order[i]);
-        std::copy(src.begin(), src.end(), rows.begin() + static_cast<std::ptrdiff_t>(i * samples));
+      const double* data = rows.data();
+      if (in_order) {
+        data = recorder.metric_values(k, m).data();
+      } else {
+        for (std::size_t i = 0; i < order.size(); ++i) {
+          const auto src = recorder.row(k, m, order[i]);
+          std::copy(src.begin(), src.end(), rows.begin() + static_cast<std::ptrdiff_t>(i * samples));
+        }
       }
       write_rows(sg, metric.name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, sorted_ids, kind.component_count,
-                 samples, rows.data(), dcpl, dxpl);
+                 samples, data, dcpl, dxpl);
       h5::Handle ds = h5::dataset(H5Dopen2(sg, metric.name.c_str(), H5P_DEFAULT), "opening " + metric.name);
       write_text_attribute(ds, "unit", metric.unit);
       write_text_attribute(ds, "aggregation", std::string(to_string(metric.aggregation)));

@@ -1,0 +1,73 @@
+// Zero-initialized double arrays, huge-page backed when large (see zeroed_buffer.hpp).
+#include "engine/zeroed_buffer.hpp"
+
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <utility>
+
+namespace warpsim {
+
+namespace {
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+}  // namespace
+
+ZeroedBuffer::ZeroedBuffer(std::size_t count) : count_(count) {
+  if (count == 0) return;
+  const std::size_t bytes = count * sizeof(double);
+  if (bytes < kHugePage) {
+    data_ = static_cast<double*>(std::calloc(count, sizeof(double)));
+    if (data_ == nullptr) throw std::bad_alloc();
+    return;
+  }
+  // Anonymous mappings are zero-filled; over-allocate by one huge page to align the start.
+  const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  mapped_bytes_ = rounded + kHugePage;
+  mapping_ = mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapping_ == MAP_FAILED) {
+    mapping_ = nullptr;
+    throw std::bad_alloc();
+  }
+  const auto at = reinterpret_cast<std::uintptr_t>(mapping_);
+  const std::uintptr_t aligned = (at + kHugePage - 1) / kHugePage * kHugePage;
+  data_ = reinterpret_cast<double*>(aligned);
+  // Only a request: without transparent huge pages this is ordinary (4 KiB) memory, still correct.
+  madvise(data_, rounded, MADV_HUGEPAGE);
+}
+
+ZeroedBuffer::~ZeroedBuffer() {
+  release();
+}
+
+ZeroedBuffer::ZeroedBuffer(ZeroedBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)),
+      count_(std::exchange(other.count_, 0)),
+      mapping_(std::exchange(other.mapping_, nullptr)),
+      mapped_bytes_(std::exchange(other.mapped_bytes_, 0)) {}
+
+ZeroedBuffer& ZeroedBuffer::operator=(ZeroedBuffer&& other) noexcept {
+  if (this != &other) {
+    release();
+    data_ = std::exchange(other.data_, nullptr);
+    count_ = std::exchange(other.count_, 0);
+    mapping_ = std::exchange(other.mapping_, nullptr);
+    mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
+  }
+  return *this;
+}
+
+void ZeroedBuffer::release() noexcept {
+  if (mapping_ != nullptr) {
+    munmap(mapping_, mapped_bytes_);
+  } else {
+    std::free(data_);
+  }
+  data_ = nullptr;
+  count_ = 0;
+  mapping_ = nullptr;
+  mapped_bytes_ = 0;
+}
+
+}  // namespace warpsim

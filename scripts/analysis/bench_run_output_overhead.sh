@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Output overhead of `warpsim run --output` (HDF5 series, power/energy when the spec has a cost section) on
+# a training experiment: PAIRS alternating pairs of the same run without and with the results file, on NP
+# ranks (1 = plain process, >1 = mpiexec, optimistic). Per run: the process's wall seconds and CPU seconds
+# (user + sys, /usr/bin/time; under mpiexec those of mpiexec's children too), the engine's "wall seconds"
+# (simulation, recording included) and "output seconds" (finishing the grid, power series, the write), and
+# the 1-minute load average before the run. Prints a markdown table and, last, the min of each column and
+# the overhead of the min with vs the min without (on a shared machine other jobs only ever add time).
+# Usage: scripts/analysis/bench_run_output_overhead.sh path/to/warpsim [SPEC]
+#   env: PAIRS=3, NP=1
+set -euo pipefail
+WARPSIM=$1
+SPEC=${2:-examples/default.textproto}
+PAIRS=${PAIRS:-3}
+NP=${NP:-1}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+value() { sed -n "s/^$1: //p" "$2" | head -1; }
+if [[ $NP -gt 1 ]]; then
+  launch=(mpiexec --oversubscribe --allow-run-as-root -np "$NP")
+  sync=optimistic
+else
+  launch=()
+  sync=sequential
+fi
+echo "| pair | case | load 1 min | process s | CPU s | engine s | write s |"
+echo "|---|---|---|---|---|---|---|"
+declare -A proc cpu eng wr
+for ((i = 1; i <= PAIRS; i++)); do
+  for c in none output; do
+    extra=()
+    [[ $c == output ]] && extra=(--output "$tmp/out.h5" --overwrite)
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    /usr/bin/time -f "time: %e %U %S" -o "$tmp/time" "${launch[@]}" "$WARPSIM" run "$SPEC" --sync "$sync" \
+      --progress-seconds 0 "${extra[@]}" >"$tmp/out"
+    read -r e u s <<<"$(value time "$tmp/time")"
+    c_s=$(echo "$u + $s" | bc -l)
+    w=$(value "wall seconds" "$tmp/out")
+    o=$(value "output seconds" "$tmp/out")
+    o=${o:--}
+    printf '| %d | %s | %s | %.2f | %.2f | %.3f | %s |\n' "$i" "$c" "$load" "$e" "$c_s" "$w" "$o"
+    proc[$c]+="$e "
+    cpu[$c]+="$c_s "
+    eng[$c]+="$w "
+    [[ $c == output ]] && wr[$c]+="$o "
+    [[ $c == output ]] && { bytes=$(value "output bytes" "$tmp/out"); samples=$(value "output samples" "$tmp/out"); }
+  done
+done
+min() { printf '%s\n' $1 | sort -g | head -1; }
+for c in none output; do
+  printf '| min | %s | - | %.2f | %.2f | %.3f | %s |\n' "$c" "$(min "${proc[$c]}")" "$(min "${cpu[$c]}")" \
+    "$(min "${eng[$c]}")" "$(if [[ $c == output ]]; then min "${wr[$c]}"; else echo -; fi)"
+done
+pct() { echo "100 * ($(min "$2") - $(min "$1")) / $(min "$1")" | bc -l; }
+printf 'overhead of the min, process wall: %+.1f%%, CPU: %+.1f%%, engine: %+.1f%%\n' \
+  "$(pct "${proc[none]}" "${proc[output]}")" "$(pct "${cpu[none]}" "${cpu[output]}")" \
+  "$(pct "${eng[none]}" "${eng[output]}")"
+echo "file: $bytes bytes, $samples samples"
