@@ -290,21 +290,26 @@ void SeriesRecorder::finish(SimTime end) {
     // component and metric are adjacent in `values`), releasing each block once copied.
     const std::size_t stride = kind.metrics.size();
     const std::size_t n = kind.ids.size();
-    for (std::size_t m = 0; m < stride; ++m) kind.values[m] = ZeroedBuffer(n * samples_);
+    std::vector<double*> to(stride);
+    std::vector<bool> average(stride);
+    for (std::size_t m = 0; m < stride; ++m) {
+      kind.values[m] = ZeroedBuffer(n * samples_);
+      to[m] = kind.values[m].data();
+      average[m] = kind.metrics[m].aggregation == Aggregation::kTimeAverage;
+    }
     const std::uint64_t per_block = std::uint64_t{1} << kind.block_shift;
     for (std::uint64_t b = 0; b * per_block < capacity_; ++b) {
       const std::uint64_t s0 = b * per_block;
       const std::uint64_t s1 = std::min(capacity_, s0 + per_block);
       const double* block = kind.blocks[b].data();
-      for (std::size_t m = 0; m < stride; ++m) {
-        const bool average = kind.metrics[m].aggregation == Aggregation::kTimeAverage;
-        double* to = kind.values[m].data();
-        for (std::size_t local = 0; local < n; ++local) {
-          for (std::uint64_t s = s0; s < s1; ++s) {
-            double v = block[((s - s0) * n + local) * stride + m];
-            if (average) v /= static_cast<double>(std::min(end_time_, (s + 1) * interval_) - s * interval_);
-            to[local * samples_ + s] = v;
-          }
+      // Each (sample, component) record of the block is read once, all its metrics together; every
+      // metric's row is written in sample order.
+      for (std::size_t local = 0; local < n; ++local) {
+        for (std::uint64_t s = s0; s < s1; ++s) {
+          const double* from = block + ((s - s0) * n + local) * stride;
+          const auto length = static_cast<double>(std::min(end_time_, (s + 1) * interval_) - s * interval_);
+          for (std::size_t m = 0; m < stride; ++m)
+            to[m][local * samples_ + s] = average[m] ? from[m] / length : from[m];
         }
       }
       kind.blocks[b] = ZeroedBuffer();
