@@ -422,6 +422,8 @@ void Engine::load_checkpoint() {
   agree_or_throw<CheckpointError>(error, rank_, ranks_, comm_);
   cut_base_ = cut;
   resumed_from_ = cut;
+  resumed_committed_ = stats_.committed;
+  MPI_Allreduce(MPI_IN_PLACE, &resumed_committed_, 1, MPI_UINT64_T, MPI_SUM, comm_);
   gvt_ = cut;
   if (rank_ == 0) {
     spdlog::info("checkpoint: resuming from {} (simulated time {:.9g} s, loaded in {:.3f} s)", path,

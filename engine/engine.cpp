@@ -279,6 +279,7 @@ RunResult Engine::run() {
   result.checkpoint_time = written != 0 ? cut_base_ : 0;
   result.stopped_at_checkpoint = stopped;
   result.resumed_from = config_.checkpoint.resume.empty() ? 0 : resumed_from_;
+  result.resumed_committed = resumed_committed_;
   return result;
 }
 
@@ -295,7 +296,7 @@ void Engine::report_progress(SimTime gvt, std::uint64_t committed_total, bool fo
   // GVT is the simulated time every rank has committed up to (the sequential run's clock).
   spdlog::info("progress: gvt {:.6g} s, {:.1f}% done, committed {} events, {:.3g} events/s, eta {:.0f} s",
                static_cast<double>(gvt) / static_cast<double>(kPicosPerSecond), 100.0 * done, committed_total,
-               elapsed > 0 ? static_cast<double>(committed_total) / elapsed : 0.0, eta);
+               elapsed > 0 ? static_cast<double>(committed_total - resumed_committed_) / elapsed : 0.0, eta);
 }
 
 std::vector<std::pair<LpId, std::uint64_t>> Engine::local_digests() const {

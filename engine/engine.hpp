@@ -39,6 +39,8 @@ struct RunResult {
   SimTime checkpoint_time = 0;
   bool stopped_at_checkpoint = false;
   SimTime resumed_from = 0;  // cut time of the checkpoint this run started from (0 = a fresh run)
+  // Events committed before that checkpoint (included in total.committed); rates use only this run's.
+  std::uint64_t resumed_committed = 0;
 };
 
 class Engine final : private EventScheduler {
@@ -175,6 +177,7 @@ class Engine final : private EventScheduler {
   // checkpoint time, or one the ranks agreed on after a request), where everything below is committed.
   SimTime stop_time_ = 0;
   SimTime resumed_from_ = 0;
+  std::uint64_t resumed_committed_ = 0;  // summed over ranks
   SimTime cut_base_ = 0;      // the last cut (or the resumed checkpoint's); later cuts are never below it
   SimTime max_executed_ = 0;  // furthest event time this rank has executed forward
   bool checkpointing_ = false;

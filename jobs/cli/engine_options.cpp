@@ -135,7 +135,10 @@ void add_engine_report(io::KeyValueReport& report, const RunResult& result) {
   report.add(
       "remote event fraction",
       t.committed == 0 ? 0.0 : static_cast<double>(t.committed_remote) / static_cast<double>(t.committed), 4);
-  const double rate = result.wall_seconds > 0 ? static_cast<double>(t.committed) / result.wall_seconds : 0.0;
+  // A resumed run's wall time is its own, so only the events it committed itself count for its rate.
+  const double rate = result.wall_seconds > 0
+                          ? static_cast<double>(t.committed - result.resumed_committed) / result.wall_seconds
+                          : 0.0;
   report.add("event rate", rate, 0);
   report.add("wall seconds", result.wall_seconds, 3);
   report.add("peak rss bytes", result.peak_rss_bytes_max);
