@@ -4,7 +4,8 @@
 Per experiment, against its 1-rank run: speedup = wall(1) / wall(n), efficiency = speedup / n, and the
 peak RSS per rank (largest rank) as a fraction of the 1-rank figure, raw and with the RSS floor of an MPI
 process that only parses the spec subtracted (both sides). Writes OUT/scaling.md (markdown table) and
-OUT/scaling.png (four panels: wall seconds, committed events/s, efficiency, peak RSS per rank).
+OUT/scaling.png (four panels: wall seconds, committed events/s, efficiency, peak RSS per rank; one line per
+experiment and sync mode). Runs that failed or timed out are in the table only.
 
 Usage: scaling_plot.py scaling.csv [--out DIR]
 """
@@ -40,9 +41,11 @@ def load(path):
 
 
 def derive(rows):
+    # Grouped by spec file; a run that failed or timed out printed no experiment name.
+    names = {r["spec"]: r["experiment"] for r in rows if r["experiment"]}
     by_exp = {}
     for r in rows:
-        by_exp.setdefault(r["experiment"] or r["spec"], []).append(r)
+        by_exp.setdefault(names.get(r["spec"], r["spec"]), []).append(r)
     for runs in by_exp.values():
         runs.sort(key=lambda r: r["ranks"])
         base = next((r for r in runs if r["ranks"] == 1 and r["status"] == "ok"), None)
@@ -92,9 +95,11 @@ def plot(by_exp, path):
                                                                1 / 2**20)]
     for ax, (key, label, scale) in zip(axes, panels):
         for exp, runs in by_exp.items():
-            pts = [(r["ranks"], r[key] * scale) for r in runs if r[key] is not None]
-            if pts:
-                ax.plot(*zip(*pts), marker="o", label=exp)
+            # One line per sync mode (a sequential 1-rank base is a single point).
+            for sync in sorted({r["sync"] for r in runs}):
+                pts = [(r["ranks"], r[key] * scale) for r in runs if r["sync"] == sync and r[key] is not None]
+                if pts:
+                    ax.plot(*zip(*pts), marker="o" if len(pts) > 1 else "s", label=f"{exp} ({sync})")
         if key == "efficiency":
             ax.axhline(1.0, color="grey", lw=0.8, ls="--")
             ax.set_ylim(bottom=0)
@@ -102,7 +107,7 @@ def plot(by_exp, path):
             for exp, runs in by_exp.items():
                 pts = [(r["ranks"], r["rss_floor_bytes_max"] * scale) for r in runs if r["rss_floor_bytes_max"]]
                 if pts:
-                    ax.plot(*zip(*pts), ls=":", color="grey", label=f"{exp}: MPI floor")
+                    ax.plot(*zip(*pts), ls=":", marker=".", color="grey", label=f"{exp}: MPI floor")
         ax.set_xlabel("ranks")
         ax.set_title(label, fontsize=10)
         ax.set_xticks(sorted({r["ranks"] for runs in by_exp.values() for r in runs}))
