@@ -116,9 +116,12 @@ int Engine::local_checkpoint_request() {
 
 // Every rank calls this with the same arguments (they come from a reduction, or there is one rank).
 void Engine::decide_cut(SimTime cut, bool stop) {
+  cut = std::max(cut, cut_base_);
+  // Nothing has been executed since the last cut (or the resumed one): keep the request for a later round,
+  // when there is progress to save (otherwise a conservative run would cut at the same time forever).
+  if (cut == cut_base_ && cut < stop_time_) return;
   if (config_.checkpoint.on_signal) clear_checkpoint_signal();
   last_checkpoint_ = std::chrono::steady_clock::now();  // the timer restarts from the decision
-  cut = std::max(cut, cut_base_);
   if (cut >= stop_time_) {
     // An earlier cut (or the end) is coming anyway; a stop request applies to it.
     if (stop && stop_time_ < config_.end_time) stop_after_cut_ = true;

@@ -232,8 +232,12 @@ RunResult Engine::run() {
   } else {
     load_checkpoint();
   }
-  const SimTime at = config_.checkpoint.at;
-  stop_time_ = checkpointing_ && at > cut_base_ && at < config_.end_time ? at : config_.end_time;
+  // The next stop: the planned checkpoint time while it is ahead, else the end.
+  const auto next_stop = [this] {
+    const SimTime at = config_.checkpoint.at;
+    return checkpointing_ && at > cut_base_ && at < config_.end_time ? at : config_.end_time;
+  };
+  stop_time_ = next_stop();
   std::uint64_t written = 0;
   std::string last_path;
   bool stopped = false;
@@ -261,7 +265,7 @@ RunResult Engine::run() {
       stopped = true;
       break;
     }
-    stop_time_ = config_.end_time;
+    stop_time_ = next_stop();
   }
   // A run stopped at a checkpoint is not over: its LPs are finalized by the run that resumes it.
   if (!stopped) {

@@ -230,23 +230,34 @@ TEST(CheckpointEngine, ConservativeStopAndResume) {
   stop_and_resume(false, SyncMode::kConservative, true, 4096);
 }
 
-TEST(CheckpointEngine, AgreedCutsAtEveryGvtRoundChangeNothing) {
-  const std::uint64_t lps = tricky(true).lp_count;
+// Rank 0 asks for a checkpoint at every GVT round (optimistic) or window (conservative): the ranks agree on
+// cuts wherever they happen to be, write them and continue.
+void agreed_cuts_change_nothing(bool zero_delay_remote, SyncMode sync) {
+  const std::uint64_t lps = tricky(zero_delay_remote).lp_count;
   EngineConfig seq;
   seq.sync = SyncMode::kSequential;
-  const Outcome reference = run_tricky(true, BlockLpMap(lps, 1), seq, MPI_COMM_SELF);
+  const Outcome reference = run_tricky(zero_delay_remote, BlockLpMap(lps, 1), seq, MPI_COMM_SELF);
   SharedDir dir;
   EngineConfig config;
-  config.sync = SyncMode::kOptimistic;
+  config.sync = sync;
   config.gvt_interval = 64;
   config.checkpoint.dir = dir.path();
-  config.checkpoint.every_seconds = 1e-9;  // rank 0 asks at every GVT round: cuts wherever ranks are
-  const Outcome got = run_tricky(true, RoundRobinLpMap(lps, world_size()), config, MPI_COMM_WORLD);
+  config.checkpoint.every_seconds = 1e-9;
+  const Outcome got =
+      run_tricky(zero_delay_remote, RoundRobinLpMap(lps, world_size()), config, MPI_COMM_WORLD);
   EXPECT_GT(got.result.checkpoints_written, 1u);
   EXPECT_FALSE(got.result.stopped_at_checkpoint);
   EXPECT_EQ(got.result.total.committed, reference.result.total.committed);
   EXPECT_EQ(got.digests, reference.digests);
-  RecordProperty("checkpoints_written", std::to_string(got.result.checkpoints_written));
+  ::testing::Test::RecordProperty("checkpoints_written", std::to_string(got.result.checkpoints_written));
+}
+
+TEST(CheckpointEngine, OptimisticAgreedCutsAtEveryGvtRoundChangeNothing) {
+  agreed_cuts_change_nothing(true, SyncMode::kOptimistic);
+}
+
+TEST(CheckpointEngine, ConservativeAgreedCutsAtEveryWindowChangeNothing) {
+  agreed_cuts_change_nothing(false, SyncMode::kConservative);
 }
 
 }  // namespace
