@@ -20,7 +20,7 @@
 #include "jobs/cli/usage_error.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/experiment_spec.hpp"
-#include "models/cluster/fat_tree.hpp"
+#include "models/cluster/topology.hpp"
 #include "models/energy/cluster_totals.hpp"
 #include "models/workload/step_estimate.hpp"
 
@@ -86,9 +86,9 @@ int run_cost(const CostOptions& o, int rank) {
     }
   }();
   const std::uint32_t world = job->world_size();
-  const cluster::FatTree topology(spec::to_cluster_params(exp.cluster()));
+  const auto topology = cluster::make_topology(spec::to_cluster_params(exp.cluster()));
   economics::RunFigures run;
-  run.totals = energy::inventory(topology);
+  run.totals = energy::inventory(*topology);
   run.world = world;
   run.seed = exp.simulation().seed() != 0 ? exp.simulation().seed() : o.seed;
   run.tokens_per_step =

@@ -15,7 +15,7 @@
 #include "jobs/cli/usage_error.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/experiment_spec.hpp"
-#include "models/cluster/fat_tree.hpp"
+#include "models/cluster/topology.hpp"
 #include "models/training/lp_graph.hpp"
 #include "partition/map_file.hpp"
 #include "partition/quality.hpp"
@@ -60,7 +60,7 @@ int run_partition(const PartitionOptions& o, int rank) {
       make_training_partition(o.strategy, params, job, params.storage_targets, o.ranks, gran, "--strategy");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  const std::uint64_t lps = cluster::FatTree(params).lp_count();
+  const std::uint64_t lps = cluster::make_topology(params)->lp_count();
   training::TrafficSummary traffic;
   const auto eval_gran = lps <= kMaxLpGraph ? training::Granularity::kLp : training::Granularity::kNode;
   const partition::PartitionGraph graph =

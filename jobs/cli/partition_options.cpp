@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "jobs/cli/usage_error.hpp"
-#include "models/cluster/fat_tree.hpp"
+#include "models/cluster/topology.hpp"
 #include "partition/map_file.hpp"
 #include "partition/partitioner.hpp"
 
@@ -52,7 +52,7 @@ std::unique_ptr<LpMap> make_training_partition(const std::string& strategy,
   try {
     partition::PartitionGraph graph;
     if (partitioner->needs() == partition::GraphNeeds::kNone) {
-      graph.lp_count = cluster::FatTree(params).lp_count();
+      graph.lp_count = cluster::make_topology(params)->lp_count();
     } else {
       graph = training::build_lp_graph(params, job, storage_targets, granularity,
                                        partitioner->needs() == partition::GraphNeeds::kEdges);
@@ -71,7 +71,7 @@ std::unique_ptr<LpMap> make_training_partition(const std::string& strategy, cons
   if (!map_file.empty()) {
     try {
       return std::make_unique<partition::RangeLpMap>(
-          partition::read_map_file(map_file, cluster::FatTree(params).lp_count(), ranks));
+          partition::read_map_file(map_file, cluster::make_topology(params)->lp_count(), ranks));
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("--partition-map: ") + e.what());
     }

@@ -28,57 +28,9 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
   return (a + b - 1) / b;
 }
 
-}  // namespace
-
-ClusterSpec parse_cluster_spec(std::string_view text, std::string_view origin) {
-  ClusterSpec spec;
-  parse_text_or_json(text, spec, "cluster spec", origin);
-  return spec;
-}
-
-ClusterSpec load_cluster_spec(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("--cluster: cannot read '" + path + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_cluster_spec(buffer.str(), path);
-}
-
-ClusterSpec validated(ClusterSpec spec) {
-  if (spec.nodes() == 0) fail("nodes", "must be >= 1");
+// Checks the fat-tree section; returns the number of leaf switches (for the LP id budget).
+std::uint64_t validate_fat_tree(ClusterSpec& spec) {
   const auto& up = spec.scale_up();
-  if (up.gpus_per_node() == 0) fail("scale_up.gpus_per_node", "must be >= 1");
-  if (up.gpus_per_node() > 1) {
-    check_bandwidth(up.nvlink_bandwidth_gbps(), "scale_up.nvlink_bandwidth_gbps");
-    check_latency(up.nvlink_latency_ns(), "scale_up.nvlink_latency_ns");
-  }
-  if (spec.topology().empty()) fail("topology", "is required (known: fat_tree)");
-  if (spec.topology() != "fat_tree")
-    fail("topology", "unknown topology '" + spec.topology() + "' (known: fat_tree)");
-
-  auto& nic = *spec.mutable_nic();
-  if (nic.nics_per_gpu() == 0) nic.set_nics_per_gpu(1);
-  if (nic.nics_per_gpu() != 1)
-    fail("nic.nics_per_gpu",
-         "only 1 NIC per GPU is supported (got " + std::to_string(nic.nics_per_gpu()) + ")");
-  if (nic.injection_latency_ns() == 0) nic.set_injection_latency_ns(100);
-  check_latency(nic.injection_latency_ns(), "nic.injection_latency_ns");
-
-  auto& net = *spec.mutable_network();
-  if (net.fidelity().empty()) net.set_fidelity("packet");
-  if (net.fidelity() != "packet" && net.fidelity() != "flow")
-    fail("network.fidelity", "unknown fidelity '" + net.fidelity() + "' (known: packet, flow)");
-  if (net.switching().empty()) net.set_switching("store_and_forward");
-  if (net.switching() != "store_and_forward" && net.switching() != "cut_through") {
-    fail("network.switching",
-         "unknown switching '" + net.switching() + "' (known: store_and_forward, cut_through)");
-  }
-  if (net.packet_bytes() == 0) net.set_packet_bytes(4096);
-  if (net.packet_bytes() > (1u << 30)) fail("network.packet_bytes", "must be <= 1 GiB");
-  if (net.switch_buffer_bytes() == 0) net.set_switch_buffer_bytes(1 << 20);
-  if (net.switch_latency_ns() == 0) net.set_switch_latency_ns(100);
-  check_latency(net.switch_latency_ns(), "network.switch_latency_ns");
-
   const auto& ft = spec.fat_tree();
   if (ft.tiers() != 2 && ft.tiers() != 3)
     fail("fat_tree.tiers", "must be 2 or 3 (got " + std::to_string(ft.tiers()) + ")");
@@ -120,7 +72,102 @@ ClusterSpec validated(ClusterSpec spec) {
                                  " GPUs in 3 tiers (needs " + std::to_string(pods) + " core ports)");
     }
   }
-  if (gpus * 4 + leaves * 4 + spec.storage().targets() > 4'000'000'000ull)
+  return leaves;
+}
+
+void validate_torus(const ClusterSpec& spec) {
+  const auto& t = spec.torus();
+  if (t.dims_size() < 1 || t.dims_size() > 3)
+    fail("torus.dims", "needs 1 to 3 dimensions (got " + std::to_string(t.dims_size()) + ")");
+  std::uint64_t product = 1;
+  for (int i = 0; i < t.dims_size(); ++i) {
+    if (t.dims(i) < 2)
+      fail("torus.dims[" + std::to_string(i) + "]", "must be >= 2 (got " + std::to_string(t.dims(i)) + ")");
+    product *= t.dims(i);
+  }
+  if (product != spec.nodes()) {
+    fail("torus.dims",
+         "product " + std::to_string(product) + " must equal nodes (" + std::to_string(spec.nodes()) + ")");
+  }
+  if (t.links_size() != 2)
+    fail("torus.links",
+         "needs 2 entries (NIC <-> router, router <-> router), got " + std::to_string(t.links_size()));
+  for (int i = 0; i < t.links_size(); ++i) {
+    const std::string field = "torus.links[" + std::to_string(i) + "]";
+    check_bandwidth(t.links(i).bandwidth_gbps(), field + ".bandwidth_gbps");
+    check_latency(t.links(i).latency_ns(), field + ".latency_ns");
+  }
+}
+
+}  // namespace
+
+ClusterSpec parse_cluster_spec(std::string_view text, std::string_view origin) {
+  ClusterSpec spec;
+  parse_text_or_json(text, spec, "cluster spec", origin);
+  return spec;
+}
+
+ClusterSpec load_cluster_spec(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("--cluster: cannot read '" + path + "'");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_cluster_spec(buffer.str(), path);
+}
+
+ClusterSpec validated(ClusterSpec spec) {
+  if (spec.nodes() == 0) fail("nodes", "must be >= 1");
+  const auto& up = spec.scale_up();
+  if (up.gpus_per_node() == 0) fail("scale_up.gpus_per_node", "must be >= 1");
+  if (up.gpus_per_node() > 1) {
+    check_bandwidth(up.nvlink_bandwidth_gbps(), "scale_up.nvlink_bandwidth_gbps");
+    check_latency(up.nvlink_latency_ns(), "scale_up.nvlink_latency_ns");
+  }
+  if (spec.topology().empty()) fail("topology", "is required (known: fat_tree, torus)");
+  if (spec.topology() != "fat_tree" && spec.topology() != "torus")
+    fail("topology", "unknown topology '" + spec.topology() + "' (known: fat_tree, torus)");
+
+  auto& nic = *spec.mutable_nic();
+  if (nic.nics_per_gpu() == 0) nic.set_nics_per_gpu(1);
+  if (nic.nics_per_gpu() != 1)
+    fail("nic.nics_per_gpu",
+         "only 1 NIC per GPU is supported (got " + std::to_string(nic.nics_per_gpu()) + ")");
+  if (nic.injection_latency_ns() == 0) nic.set_injection_latency_ns(100);
+  check_latency(nic.injection_latency_ns(), "nic.injection_latency_ns");
+
+  auto& net = *spec.mutable_network();
+  if (net.fidelity().empty()) net.set_fidelity("packet");
+  if (net.fidelity() != "packet" && net.fidelity() != "flow")
+    fail("network.fidelity", "unknown fidelity '" + net.fidelity() + "' (known: packet, flow)");
+  if (net.switching().empty()) net.set_switching("store_and_forward");
+  if (net.switching() != "store_and_forward" && net.switching() != "cut_through") {
+    fail("network.switching",
+         "unknown switching '" + net.switching() + "' (known: store_and_forward, cut_through)");
+  }
+  if (net.packet_bytes() == 0) net.set_packet_bytes(4096);
+  if (net.packet_bytes() > (1u << 30)) fail("network.packet_bytes", "must be <= 1 GiB");
+  if (net.switch_buffer_bytes() == 0) net.set_switch_buffer_bytes(1 << 20);
+  if (net.switch_latency_ns() == 0) net.set_switch_latency_ns(100);
+  check_latency(net.switch_latency_ns(), "network.switch_latency_ns");
+
+  const std::uint64_t gpus = std::uint64_t{spec.nodes()} * up.gpus_per_node();
+  std::uint64_t switches = spec.nodes();
+  if (spec.topology() == "fat_tree") {
+    switches = validate_fat_tree(spec);
+  } else {
+    validate_torus(spec);
+    if (net.fidelity() == "flow") {
+      // The flow network keeps a fixed-size path per flow: NIC -> router, router hops, router -> NIC.
+      std::uint64_t diameter = 0;
+      for (const std::uint32_t k : spec.torus().dims()) diameter += k / 2;
+      if (diameter + 2 > cluster::kMaxFlowPathLinks) {
+        fail("torus.dims", "flow fidelity supports paths of at most " +
+                               std::to_string(cluster::kMaxFlowPathLinks) + " links; this torus needs " +
+                               std::to_string(diameter + 2) + " (use packet fidelity or more dimensions)");
+      }
+    }
+  }
+  if (gpus * 4 + switches * 4 + spec.storage().targets() > 4'000'000'000ull)
     fail("nodes", "too many LPs for 32-bit ids");
 
   const auto& st = spec.storage();
@@ -140,12 +187,21 @@ cluster::ClusterParams to_cluster_params(const ClusterSpec& raw) {
   if (p.gpus_per_node > 1) {
     p.nvlink = {spec.scale_up().nvlink_bandwidth_gbps(), spec.scale_up().nvlink_latency_ns() * kPicosPerNano};
   }
-  p.tiers = spec.fat_tree().tiers();
-  p.radix = spec.fat_tree().radix();
-  p.oversubscription = spec.fat_tree().oversubscription();
-  for (int i = 0; i < spec.fat_tree().links_size(); ++i) {
-    p.links[i] = {spec.fat_tree().links(i).bandwidth_gbps(),
-                  spec.fat_tree().links(i).latency_ns() * kPicosPerNano};
+  if (spec.topology() == "torus") {
+    p.topology = cluster::TopologyKind::kTorus;
+    for (int i = 0; i < spec.torus().dims_size(); ++i) p.torus_dims[i] = spec.torus().dims(i);
+    for (int i = 0; i < spec.torus().links_size(); ++i) {
+      p.links[i] = {spec.torus().links(i).bandwidth_gbps(),
+                    spec.torus().links(i).latency_ns() * kPicosPerNano};
+    }
+  } else {
+    p.tiers = spec.fat_tree().tiers();
+    p.radix = spec.fat_tree().radix();
+    p.oversubscription = spec.fat_tree().oversubscription();
+    for (int i = 0; i < spec.fat_tree().links_size(); ++i) {
+      p.links[i] = {spec.fat_tree().links(i).bandwidth_gbps(),
+                    spec.fat_tree().links(i).latency_ns() * kPicosPerNano};
+    }
   }
   p.injection_latency_ps = spec.nic().injection_latency_ns() * kPicosPerNano;
   p.fidelity = spec.network().fidelity() == "flow" ? cluster::Fidelity::kFlow : cluster::Fidelity::kPacket;

@@ -8,16 +8,16 @@
 namespace warpsim::cluster {
 
 ClusterModel::ClusterModel(const ClusterParams& params, std::shared_ptr<const GpuProgram> program)
-    : topo_(params),
-      gpu_(topo_, std::move(program)),
-      nic_(topo_),
-      switch_(topo_),
-      storage_(topo_),
-      flow_nic_(topo_),
-      flow_net_(topo_) {}
+    : topo_(make_topology(params)),
+      gpu_(*topo_, std::move(program)),
+      nic_(*topo_),
+      switch_(*topo_),
+      storage_(*topo_),
+      flow_nic_(*topo_),
+      flow_net_(*topo_) {}
 
 void ClusterModel::record_series(SeriesRecorder& recorder) {
-  series_ = std::make_unique<ClusterSeries>(recorder, topo_);
+  series_ = std::make_unique<ClusterSeries>(recorder, *topo_);
   gpu_.set_series(series_.get());
   nic_.set_series(series_.get());
   switch_.set_series(series_.get());
@@ -44,11 +44,11 @@ LpType& ClusterModel::type(std::size_t index) {
 }
 
 std::size_t ClusterModel::type_of(LpId lp) const {
-  switch (topo_.kind_of(lp)) {
+  switch (topo_->kind_of(lp)) {
     case LpKind::kGpu:
       return 0;
     case LpKind::kNic:
-      return topo_.has_flow_network() ? 4 : 1;
+      return topo_->has_flow_network() ? 4 : 1;
     case LpKind::kStorage:
       return 3;
     case LpKind::kFlowNetwork:

@@ -1,6 +1,6 @@
-// The cluster model: a FatTree topology, one LP type per hardware kind (GPU, NIC, switch, storage) and the
-// GPU program the GPUs run. Under flow fidelity the NIC LPs are FlowNicLps and one more LP, the
-// FlowNetworkLp, carries all traffic (switch LPs then receive no events). Implements the engine's Model;
+// The cluster model: a topology (fat-tree or torus), one LP type per hardware kind (GPU, NIC, switch,
+// storage) and the GPU program the GPUs run. Under flow fidelity the NIC LPs are FlowNicLps and one more LP,
+// the FlowNetworkLp, carries all traffic (switch LPs then receive no events). Implements the engine's Model;
 // everything is computed from the parameters, so a rank only instantiates the LPs the engine gives it.
 #pragma once
 
@@ -9,7 +9,6 @@
 #include "engine/model.hpp"
 #include "models/cluster/cluster_params.hpp"
 #include "models/cluster/cluster_series.hpp"
-#include "models/cluster/fat_tree.hpp"
 #include "models/cluster/flow_network.hpp"
 #include "models/cluster/flow_nic_lp.hpp"
 #include "models/cluster/gpu_lp.hpp"
@@ -17,6 +16,7 @@
 #include "models/cluster/nic_lp.hpp"
 #include "models/cluster/storage_lp.hpp"
 #include "models/cluster/switch_lp.hpp"
+#include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
 
@@ -24,14 +24,14 @@ class ClusterModel final : public Model {
  public:
   ClusterModel(const ClusterParams& params, std::shared_ptr<const GpuProgram> program);
 
-  std::uint64_t lp_count() const override { return topo_.lp_count(); }
+  std::uint64_t lp_count() const override { return topo_->lp_count(); }
   std::size_t type_count() const override { return 6; }
   LpType& type(std::size_t index) override;
   std::size_t type_of(LpId lp) const override;
   std::size_t payload_bytes() const override;
-  SimTime lookahead() const override { return topo_.min_latency(); }
+  SimTime lookahead() const override { return topo_->min_latency(); }
 
-  const FatTree& topology() const { return topo_; }
+  const Topology& topology() const { return *topo_; }
   const GpuLp& gpus() const { return gpu_; }
   const NicLp& nics() const { return nic_; }
   const SwitchLp& switches() const { return switch_; }
@@ -43,7 +43,7 @@ class ClusterModel final : public Model {
   const FlowNetworkLp& flow_network() const { return flow_net_; }
 
  private:
-  FatTree topo_;
+  std::unique_ptr<Topology> topo_;  // before the LP types, which keep a reference to it
   GpuLp gpu_;
   NicLp nic_;
   SwitchLp switch_;

@@ -11,35 +11,35 @@ namespace warpsim::cluster {
 namespace {
 
 bool is_switch(LpKind k) {
-  return k == LpKind::kNvSwitch || k == LpKind::kLeaf || k == LpKind::kTier1 || k == LpKind::kCore;
+  return k == LpKind::kNvSwitch || k == LpKind::kLeaf || k == LpKind::kTier1 || k == LpKind::kCore ||
+         k == LpKind::kRouter;
 }
 
-// Switch tier as written to /components/switch_port/tier: 0 NVSwitch (scale-up), 1 leaf, 2 spine or
-// aggregation, 3 core.
-int tier_of(LpKind k) {
+// Component name prefix of a switch's ports.
+const char* switch_name(LpKind k) {
   switch (k) {
     case LpKind::kNvSwitch:
-      return 0;
+      return "nvswitch";
     case LpKind::kLeaf:
-      return 1;
+      return "leaf";
     case LpKind::kTier1:
-      return 2;
+      return "spine";
+    case LpKind::kRouter:
+      return "router";
     default:
-      return 3;
+      return "core";
   }
 }
 
-const char* const kTierNames[] = {"nvswitch", "leaf", "spine", "core"};
-
-// GPUs and their NICs share one topology row: node, GPU in node, leaf switch, LP id.
-std::array<double, 4> gpu_columns(const FatTree& topo, std::uint32_t gpu, LpId lp) {
+// GPUs and their NICs share one topology row: node, GPU in node, leaf switch (torus: router), LP id.
+std::array<double, 4> gpu_columns(const Topology& topo, std::uint32_t gpu, LpId lp) {
   const std::uint32_t per_node = topo.params().gpus_per_node;
-  return {double(topo.node_of(gpu)), double(gpu % per_node), double(topo.leaf_of_gpu(gpu)), double(lp)};
+  return {double(topo.node_of(gpu)), double(gpu % per_node), double(topo.edge_switch_of(gpu)), double(lp)};
 }
 
 }  // namespace
 
-ClusterSeries::ClusterSeries(SeriesRecorder& recorder, const FatTree& topology)
+ClusterSeries::ClusterSeries(SeriesRecorder& recorder, const Topology& topology)
     : recorder_(&recorder), topo_(topology) {
   using A = Aggregation;
   gpu_ = recorder.declare_kind(
@@ -52,7 +52,7 @@ ClusterSeries::ClusterSeries(SeriesRecorder& recorder, const FatTree& topology)
        {"bytes_sent", "bytes", A::kSum, "message bytes posted to the NIC (sends, collective steps)"}},
       {{"node", "", false, "node index"},
        {"local_rank", "", false, "GPU index within its node"},
-       {"leaf", "", false, "leaf switch index of the GPU's NIC (its rail)"},
+       {"leaf", "", false, "leaf switch index of the GPU's NIC (its rail; torus: the node's router)"},
        {"lp", "", false, "LP id"}});
   nic_ = recorder.declare_kind(
       // Flow fidelity replaces the packet NICs (FlowNicLp records nothing): the kind then has no rows.
@@ -64,7 +64,7 @@ ClusterSeries::ClusterSeries(SeriesRecorder& recorder, const FatTree& topology)
        {"queue_depth_mean", "bytes", A::kTimeAverage, "time-averaged egress backlog"}},
       {{"node", "", false, "node index"},
        {"rail", "", false, "NIC index within its node (the GPU it serves)"},
-       {"leaf", "", false, "leaf switch index the NIC attaches to"},
+       {"leaf", "", false, "leaf switch (torus: router) index the NIC attaches to"},
        {"lp", "", false, "LP id"}});
   // Every switch's ports, numbered densely in switch LP order.
   std::uint64_t ports = 0;
@@ -82,7 +82,7 @@ ClusterSeries::ClusterSeries(SeriesRecorder& recorder, const FatTree& topology)
        {"overflows", "packets", A::kSum,
         "packets that found more than network.switch_buffer_bytes queued (a lossless fabric would pause)"}},
       {{"switch_lp", "", false, "LP id of the switch"},
-       {"tier", "", false, "0 NVSwitch, 1 leaf, 2 spine/aggregation, 3 core"},
+       {"tier", "", false, "0 NVSwitch, 1 leaf (torus: router), 2 spine/aggregation, 3 core"},
        {"switch_index", "", false, "index of the switch within its tier (node index for NVSwitches)"},
        {"port", "", false, "output port index within the switch"},
        {"peer_lp", "", false, "LP id behind the port"},
@@ -120,26 +120,10 @@ std::uint32_t ClusterSeries::add_switch(LpId lp) {
   if (it == switch_lps_.end() || *it != lp) throw std::logic_error("cluster series: LP is not a switch");
   const std::uint64_t base = port_base_[static_cast<std::size_t>(it - switch_lps_.begin())];
   const LpKind kind = topo_.kind_of(lp);
-  const int tier = tier_of(kind);
-  LpId first = 0;
-  switch (kind) {
-    case LpKind::kLeaf:
-      first = topo_.leaf_lp(0);
-      break;
-    case LpKind::kTier1:
-      first = topo_.tier1_lp(0);
-      break;
-    case LpKind::kCore:
-      first = topo_.core_lp(0);
-      break;
-    default:
-      break;
-  }
-  // NVSwitches sit in their node's LP block: their index is the node.
-  const std::uint64_t index = kind == LpKind::kNvSwitch
-                                  ? topo_.node_of(topo_.gpu_of(lp - 2 * topo_.params().gpus_per_node))
-                                  : lp - first;
-  const std::string prefix = std::string(kTierNames[tier]) + std::to_string(index) + ".p";
+  const SwitchPlace place = topo_.switch_place(lp);
+  const int tier = place.tier;
+  const std::uint64_t index = place.index;
+  const std::string prefix = std::string(switch_name(kind)) + std::to_string(index) + ".p";
   std::uint32_t local0 = 0;
   for (std::uint32_t p = 0; p < topo_.port_count(lp); ++p) {
     const PortPeer peer = topo_.peer(lp, p);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/series_recorder.hpp"
-#include "models/cluster/fat_tree.hpp"
+#include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
 
@@ -29,7 +29,7 @@ enum : std::uint32_t { kReadBytes, kWriteBytes, kRequests, kQueuedRequests, kQue
 class ClusterSeries {
  public:
   // Declares the four kinds (every rank, same order). Numbers every switch port of the topology.
-  ClusterSeries(SeriesRecorder& recorder, const FatTree& topology);
+  ClusterSeries(SeriesRecorder& recorder, const Topology& topology);
 
   SeriesRecorder& recorder() { return *recorder_; }
   // Registration from add_lp(): the component of the LP's slot (slots and components are numbered alike).
@@ -46,7 +46,7 @@ class ClusterSeries {
 
  private:
   SeriesRecorder* recorder_;
-  const FatTree& topo_;
+  const Topology& topo_;
   SeriesRecorder::KindId gpu_ = 0, nic_ = 0, port_ = 0, storage_ = 0;
   // Switch LPs in ascending id and the global id of each one's port 0 (dense numbering of all ports).
   std::vector<LpId> switch_lps_;

@@ -18,11 +18,10 @@ std::uint64_t remix(std::uint64_t x) {
 }
 }  // namespace
 
-FatTree::FatTree(const ClusterParams& p) : params_(p) {
-  if (p.nodes == 0 || p.gpus_per_node == 0 || p.radix < 2 || (p.tiers != 2 && p.tiers != 3)) {
+FatTree::FatTree(const ClusterParams& p) : Topology(p) {
+  if (p.radix < 2 || (p.tiers != 2 && p.tiers != 3)) {
     throw std::invalid_argument("fat tree: invalid parameters (validate the spec first)");
   }
-  gpus_ = p.nodes * p.gpus_per_node;
   up_ = static_cast<std::uint32_t>(std::llround(p.radix / (1.0 + p.oversubscription)));
   down_ = p.radix - up_;
   if (up_ == 0 || down_ == 0)
@@ -40,42 +39,38 @@ FatTree::FatTree(const ClusterParams& p) : params_(p) {
     tier1 = pods_ * up_;
     cores = up_ * agg_up_;
   }
-  node_block_ = 2 * p.gpus_per_node + (p.gpus_per_node > 1 ? 1 : 0);
-  first_leaf_ = p.nodes * node_block_;
+  first_leaf_ = first_switch_lp();
   first_tier1_ = first_leaf_ + leaves_;
   first_core_ = first_tier1_ + tier1;
-  first_storage_ = first_core_ + cores;
-  end_storage_ = first_storage_ + p.storage_targets;
+  set_switch_count(std::uint64_t{leaves_} + tier1 + cores);
 }
 
-LpKind FatTree::kind_of(LpId lp) const {
-  if (lp < first_leaf_) {
-    const std::uint32_t within = lp % node_block_;
-    if (within < params_.gpus_per_node) return LpKind::kGpu;
-    if (within < 2 * params_.gpus_per_node) return LpKind::kNic;
-    return LpKind::kNvSwitch;
-  }
+LpKind FatTree::switch_kind(LpId lp) const {
   if (lp < first_tier1_) return LpKind::kLeaf;
   if (lp < first_core_) return LpKind::kTier1;
-  if (lp < first_storage_) return LpKind::kCore;
-  if (lp < end_storage_) return LpKind::kStorage;
-  return LpKind::kFlowNetwork;
+  return LpKind::kCore;
+}
+
+SwitchPlace FatTree::family_switch_place(LpId lp) const {
+  if (lp < first_tier1_) return {1, lp - first_leaf_};
+  if (lp < first_core_) return {2, lp - first_tier1_};
+  return {3, lp - first_core_};
 }
 
 std::uint32_t FatTree::leaf_of_gpu(std::uint32_t gpu) const {
-  return node_of(gpu) / down_ * params_.gpus_per_node + gpu % params_.gpus_per_node;
+  return node_of(gpu) / down_ * params().gpus_per_node + gpu % params().gpus_per_node;
 }
 
 std::uint32_t FatTree::port_count(LpId lp) const {
   switch (kind_of(lp)) {
     case LpKind::kNic:
-      return params_.gpus_per_node > 1 ? 2 : 1;  // 0: scale-out (leaf), 1: NVLink (NVSwitch)
+      return params().gpus_per_node > 1 ? 2 : 1;  // 0: scale-out (leaf), 1: NVLink (NVSwitch)
     case LpKind::kNvSwitch:
-      return params_.gpus_per_node;
+      return params().gpus_per_node;
     case LpKind::kLeaf:
       return down_ + up_;
     case LpKind::kTier1:
-      return params_.tiers == 2 ? leaves_ : pod_leaves_ + agg_up_;
+      return params().tiers == 2 ? leaves_ : pod_leaves_ + agg_up_;
     case LpKind::kCore:
       return pods_;
     default:
@@ -84,36 +79,34 @@ std::uint32_t FatTree::port_count(LpId lp) const {
 }
 
 PortPeer FatTree::peer(LpId lp, std::uint32_t port) const {
-  const std::uint32_t R = params_.gpus_per_node;
+  const std::uint32_t R = params().gpus_per_node;
   switch (kind_of(lp)) {
     case LpKind::kNic: {
       const std::uint32_t gpu = gpu_of(lp);
-      if (port == 0) return {leaf_lp(leaf_of_gpu(gpu)), params_.links[0]};
-      return {nvswitch_lp(node_of(gpu)), params_.nvlink};
+      if (port == 0) return {leaf_lp(leaf_of_gpu(gpu)), params().links[0]};
+      return {nvswitch_lp(node_of(gpu)), params().nvlink};
     }
-    case LpKind::kNvSwitch: {
-      const std::uint32_t node = lp / node_block_;
-      return {nic_lp(node * R + port), params_.nvlink};
-    }
+    case LpKind::kNvSwitch:
+      return nvswitch_peer(lp, port);
     case LpKind::kLeaf: {
       const std::uint32_t leaf = lp - first_leaf_;
       const std::uint32_t group = leaf / R, rail = leaf % R;
-      if (port < down_) return {nic_lp((group * down_ + port) * R + rail), params_.links[0]};
+      if (port < down_) return {nic_lp((group * down_ + port) * R + rail), params().links[0]};
       const std::uint32_t j = port - down_;
-      if (params_.tiers == 2) return {tier1_lp(j), params_.links[1]};
-      return {tier1_lp(leaf / pod_leaves_ * up_ + j), params_.links[1]};
+      if (params().tiers == 2) return {tier1_lp(j), params().links[1]};
+      return {tier1_lp(leaf / pod_leaves_ * up_ + j), params().links[1]};
     }
     case LpKind::kTier1: {
       const std::uint32_t index = lp - first_tier1_;
-      if (params_.tiers == 2) return {leaf_lp(port), params_.links[1]};
+      if (params().tiers == 2) return {leaf_lp(port), params().links[1]};
       const std::uint32_t pod = index / up_, j = index % up_;
-      if (port < pod_leaves_) return {leaf_lp(pod * pod_leaves_ + port), params_.links[1]};
-      return {core_lp(j * agg_up_ + (port - pod_leaves_)), params_.links[2]};
+      if (port < pod_leaves_) return {leaf_lp(pod * pod_leaves_ + port), params().links[1]};
+      return {core_lp(j * agg_up_ + (port - pod_leaves_)), params().links[2]};
     }
     case LpKind::kCore: {
       const std::uint32_t index = lp - first_core_;
       const std::uint32_t j = index / agg_up_;
-      return {tier1_lp(port * up_ + j), params_.links[2]};
+      return {tier1_lp(port * up_ + j), params().links[2]};
     }
     default:
       throw std::logic_error("fat tree: LP has no ports");
@@ -121,7 +114,7 @@ PortPeer FatTree::peer(LpId lp, std::uint32_t port) const {
 }
 
 std::uint32_t FatTree::route(LpId lp, std::uint32_t src, std::uint32_t dst, std::uint64_t flow_hash) const {
-  const std::uint32_t R = params_.gpus_per_node;
+  const std::uint32_t R = params().gpus_per_node;
   const std::uint32_t dst_leaf = leaf_of_gpu(dst);
   switch (kind_of(lp)) {
     case LpKind::kNic:
@@ -134,7 +127,7 @@ std::uint32_t FatTree::route(LpId lp, std::uint32_t src, std::uint32_t dst, std:
       return down_ + static_cast<std::uint32_t>(flow_hash % up_);
     }
     case LpKind::kTier1: {
-      if (params_.tiers == 2) return dst_leaf;
+      if (params().tiers == 2) return dst_leaf;
       const std::uint32_t pod = (lp - first_tier1_) / up_;
       if (dst_leaf / pod_leaves_ == pod) return dst_leaf % pod_leaves_;
       return pod_leaves_ + static_cast<std::uint32_t>(remix(flow_hash) % agg_up_);
@@ -147,11 +140,9 @@ std::uint32_t FatTree::route(LpId lp, std::uint32_t src, std::uint32_t dst, std:
 }
 
 SimTime FatTree::min_latency() const {
-  SimTime m = std::min(params_.injection_latency_ps, params_.links[0].latency_ps);
-  m = std::min(m, params_.links[1].latency_ps);
-  if (params_.tiers == 3) m = std::min(m, params_.links[2].latency_ps);
-  if (params_.gpus_per_node > 1) m = std::min(m, params_.nvlink.latency_ps);
-  if (params_.storage_targets > 0) m = std::min(m, params_.storage_latency_ps);
+  SimTime m = std::min(node_min_latency(), params().links[0].latency_ps);
+  m = std::min(m, params().links[1].latency_ps);
+  if (params().tiers == 3) m = std::min(m, params().links[2].latency_ps);
   return m;
 }
 

@@ -29,14 +29,14 @@
 
 #include "engine/lp_type.hpp"
 #include "models/cluster/cluster_events.hpp"
-#include "models/cluster/fat_tree.hpp"
+#include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
 
 class FlowNetworkLp final : public LpType {
  public:
-  static constexpr std::size_t kMaxHops = 8;  // 3-tier fat-tree paths have 6 links
-  using LinkKey = std::uint64_t;              // (egress LP << 16) | port
+  static constexpr std::size_t kMaxHops = kMaxFlowPathLinks;
+  using LinkKey = std::uint64_t;  // (egress LP << 16) | port
 
   struct Flow {
     std::uint32_t src_gpu = 0, dst_gpu = 0, tag = 0;
@@ -69,7 +69,7 @@ class FlowNetworkLp final : public LpType {
     std::deque<Undo> undo;  // per forwarded, not yet committed event, oldest first
   };
 
-  explicit FlowNetworkLp(const FatTree& topology) : topo_(topology) {}
+  explicit FlowNetworkLp(const Topology& topology) : topo_(topology) {}
   std::string_view name() const override { return "flow_network"; }
   std::size_t state_bytes() const override { return sizeof(State); }
   std::uint32_t add_lp(LpId id) override;
@@ -97,7 +97,7 @@ class FlowNetworkLp final : public LpType {
   static void attach(State& s, const FlowId& id, const Flow& f);
   static void detach(State& s, const FlowId& id, const Flow& f);
 
-  const FatTree& topo_;
+  const Topology& topo_;
   std::vector<State> states_;
 };
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/lp_type.hpp"
-#include "models/cluster/fat_tree.hpp"
+#include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
 
@@ -20,7 +20,7 @@ class FlowNicLp final : public LpType {
     std::uint64_t bytes_tx = 0;
   };
 
-  explicit FlowNicLp(const FatTree& topology) : topo_(topology) {}
+  explicit FlowNicLp(const Topology& topology) : topo_(topology) {}
   std::string_view name() const override { return "flow_nic"; }
   std::size_t state_bytes() const override { return sizeof(State); }
   std::uint32_t add_lp(LpId id) override;
@@ -36,7 +36,7 @@ class FlowNicLp final : public LpType {
   const State& state(std::uint32_t slot) const { return states_[slot]; }
 
  private:
-  const FatTree& topo_;
+  const Topology& topo_;
   std::vector<State> states_;
 };
 

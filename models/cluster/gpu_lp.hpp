@@ -11,7 +11,7 @@
 
 #include "engine/lp_type.hpp"
 #include "models/cluster/cluster_series.hpp"
-#include "models/cluster/fat_tree.hpp"
+#include "models/cluster/topology.hpp"
 #include "models/cluster/gpu_program.hpp"
 
 namespace warpsim::cluster {
@@ -35,7 +35,7 @@ class GpuLp final : public LpType {
     std::map<std::uint64_t, std::int32_t> balance;
   };
 
-  GpuLp(const FatTree& topology, std::shared_ptr<const GpuProgram> program)
+  GpuLp(const Topology& topology, std::shared_ptr<const GpuProgram> program)
       : topo_(topology), program_(std::move(program)) {}
   std::string_view name() const override { return "gpu"; }
   std::size_t state_bytes() const override { return sizeof(State); }
@@ -60,7 +60,7 @@ class GpuLp final : public LpType {
   void advance(State& s, LpContext& ctx);
   void undo_op(State& s, const GpuOp& op);
 
-  const FatTree& topo_;
+  const Topology& topo_;
   std::shared_ptr<const GpuProgram> program_;
   std::vector<State> states_;
   ClusterSeries* series_ = nullptr;

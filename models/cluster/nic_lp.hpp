@@ -12,7 +12,7 @@
 
 #include "engine/lp_type.hpp"
 #include "models/cluster/cluster_series.hpp"
-#include "models/cluster/fat_tree.hpp"
+#include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
 
@@ -27,7 +27,7 @@ class NicLp final : public LpType {
     SimTime busy_ps = 0;  // total serialization time
   };
 
-  explicit NicLp(const FatTree& topology) : topo_(topology) {}
+  explicit NicLp(const Topology& topology) : topo_(topology) {}
   std::string_view name() const override { return "nic"; }
   std::size_t state_bytes() const override { return sizeof(State); }
   std::uint32_t add_lp(LpId id) override;
@@ -47,7 +47,7 @@ class NicLp final : public LpType {
   std::optional<std::uint32_t> slot_of(LpId id) const;
 
  private:
-  const FatTree& topo_;
+  const Topology& topo_;
   std::vector<State> states_;
   ClusterSeries* series_ = nullptr;
 };

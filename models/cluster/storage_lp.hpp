@@ -9,7 +9,7 @@
 
 #include "engine/lp_type.hpp"
 #include "models/cluster/cluster_series.hpp"
-#include "models/cluster/fat_tree.hpp"
+#include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
 
@@ -23,7 +23,7 @@ class StorageLp final : public LpType {
     SimTime busy_ps = 0;
   };
 
-  explicit StorageLp(const FatTree& topology) : topo_(topology) {}
+  explicit StorageLp(const Topology& topology) : topo_(topology) {}
   std::string_view name() const override { return "storage"; }
   std::size_t state_bytes() const override { return sizeof(State); }
   std::uint32_t add_lp(LpId id) override;
@@ -42,7 +42,7 @@ class StorageLp final : public LpType {
   std::optional<std::uint32_t> slot_of(LpId id) const;
 
  private:
-  const FatTree& topo_;
+  const Topology& topo_;
   std::vector<State> states_;
   ClusterSeries* series_ = nullptr;
 };

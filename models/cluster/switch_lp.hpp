@@ -13,7 +13,7 @@
 
 #include "engine/lp_type.hpp"
 #include "models/cluster/cluster_series.hpp"
-#include "models/cluster/fat_tree.hpp"
+#include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
 
@@ -32,7 +32,7 @@ class SwitchLp final : public LpType {
     std::vector<Port> ports;
   };
 
-  explicit SwitchLp(const FatTree& topology) : topo_(topology) {}
+  explicit SwitchLp(const Topology& topology) : topo_(topology) {}
   std::string_view name() const override { return "switch"; }
   // For the memory report: the fixed part plus the ports of a radix-64 switch (the vector is per LP).
   std::size_t state_bytes() const override { return sizeof(State) + 64 * sizeof(Port); }
@@ -59,7 +59,7 @@ class SwitchLp final : public LpType {
   // Backlog (bytes) an arriving packet of `bytes` finds at port, itself included, when ready at `ready`.
   static std::uint64_t depth(SimTime busy_until, SimTime ready, double gbps, std::uint64_t bytes);
 
-  const FatTree& topo_;
+  const Topology& topo_;
   std::vector<State> states_;
   ClusterSeries* series_ = nullptr;
   std::vector<std::uint32_t> port0_;  // [slot] -> series component of the switch's port 0

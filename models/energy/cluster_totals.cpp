@@ -5,7 +5,7 @@ namespace warpsim::energy {
 
 ComponentTotals local_totals(const cluster::ClusterModel& model) {
   ComponentTotals t;
-  const cluster::FatTree& topo = model.topology();
+  const cluster::Topology& topo = model.topology();
   const std::uint32_t per_node = topo.params().gpus_per_node;
   const auto& gpus = model.gpus();
   for (std::uint32_t slot = 0; slot < gpus.size(); ++slot) {
@@ -44,7 +44,7 @@ ComponentTotals local_totals(const cluster::ClusterModel& model) {
   return t;
 }
 
-ComponentTotals inventory(const cluster::FatTree& topology) {
+ComponentTotals inventory(const cluster::Topology& topology) {
   ComponentTotals t;
   for (LpId lp = 0; lp < topology.lp_count(); ++lp) {
     switch (topology.kind_of(lp)) {
@@ -60,6 +60,7 @@ ComponentTotals inventory(const cluster::FatTree& topology) {
       case cluster::LpKind::kLeaf:
       case cluster::LpKind::kTier1:
       case cluster::LpKind::kCore:
+      case cluster::LpKind::kRouter:
         ++t[Kind::kSwitch].count;
         break;
       case cluster::LpKind::kStorage:

@@ -11,6 +11,6 @@ namespace warpsim::energy {
 ComponentTotals local_totals(const cluster::ClusterModel& model);
 // The component counts of a whole cluster from its topology alone (busy time and bytes 0): the inventory
 // when nothing is simulated (`warpsim cost`).
-ComponentTotals inventory(const cluster::FatTree& topology);
+ComponentTotals inventory(const cluster::Topology& topology);
 
 }  // namespace warpsim::energy

@@ -12,6 +12,7 @@
 #include "jobs/spec/cluster_spec.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"
+#include "models/cluster/fat_tree.hpp"
 #include "partition/block_map.hpp"
 
 namespace warpsim::cluster {

@@ -10,6 +10,7 @@
 #include "engine/engine.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"
+#include "models/cluster/fat_tree.hpp"
 #include "partition/block_map.hpp"
 
 namespace warpsim::cluster {
@@ -127,7 +128,7 @@ TEST(Scenario, IncastQueuesAtTheBottleneckPort) {
   const double bound = 7.0 * bytes / B;
   EXPECT_NEAR(seconds(r.finish) / bound, 1.0, 0.02) << seconds(r.finish) << " vs " << bound;
 
-  const FatTree& t = r.model->topology();
+  const auto& t = dynamic_cast<const FatTree&>(r.model->topology());
   const auto slot = r.model->switches().slot_of(t.leaf_lp(0));
   ASSERT_TRUE(slot);
   const SwitchLp::State& leaf = r.model->switches().state(*slot);

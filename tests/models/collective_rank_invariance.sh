@@ -4,7 +4,7 @@ source "$(dirname "$0")/../cli/lib.sh"
 EXAMPLES=${2:?usage: $0 warpsim examples/clusters}
 
 rows() { grep -v '^#'; }
-for spec in fat_tree_2tier_16gpu.textproto fat_tree_3tier_16gpu.textproto; do
+for spec in fat_tree_2tier_16gpu.textproto fat_tree_3tier_16gpu.textproto torus_2d_16gpu.textproto; do
   args=(collective --cluster "$EXAMPLES/$spec" --min-bytes 4KiB --max-bytes 256KiB --step-factor 8)
   reference=$(run_np 1 "${args[@]}" --sync sequential | rows)
   [[ $(printf '%s\n' "$reference" | grep -c .) -eq 3 ]] || fail "expected 3 rows: $reference"
@@ -23,8 +23,8 @@ $reference"
   got=$(run_np 4 "${alltoall[@]}" --sync optimistic --partition round-robin | rows)
   [[ "$got" == "$reference" ]] || fail "$spec alltoall np=4 differs"
 done
-# Flow fidelity and cut-through switching, with the tree and hierarchical algorithms.
-for spec in fat_tree_2tier_16gpu_flow.textproto fat_tree_3tier_16gpu_cut_through.textproto; do
+# Flow fidelity (fat-tree and torus) and cut-through switching, with the tree and hierarchical algorithms.
+for spec in fat_tree_2tier_16gpu_flow.textproto fat_tree_3tier_16gpu_cut_through.textproto torus_3d_16gpu_flow.textproto; do
   for algorithm in tree hierarchical; do
     args=(collective --cluster "$EXAMPLES/$spec" --algorithm "$algorithm" --min-bytes 256KiB --max-bytes 256KiB
           --chunk-bytes 64KiB)

@@ -15,6 +15,7 @@
 #include "engine/lp_context.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"
+#include "models/cluster/fat_tree.hpp"
 #include "partition/block_map.hpp"
 
 namespace warpsim::cluster {

@@ -13,6 +13,7 @@
 #include "models/cluster/cluster_events.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"
+#include "models/cluster/fat_tree.hpp"
 
 namespace warpsim::cluster {
 namespace {
