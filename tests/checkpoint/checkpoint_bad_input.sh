@@ -8,19 +8,7 @@ MPIEXEC=${WARPSIM_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# expect NAME WANTED-TEXT COMMAND...: the command exits 2 and its only stderr line contains WANTED-TEXT.
-expect() {
-  local name=$1 wanted=$2 code=0 err
-  shift 2
-  err=$("$@" 2>&1 >/dev/null) || code=$?
-  err=$(grep -v '^\[.*\] \[rank 0\] \[info\]' <<<"$err" || true)  # progress/info log lines are not errors
-  if [[ $code -ne 2 ]] || ! grep -qF -- "$wanted" <<<"$err" || [[ $(grep -c 'error' <<<"$err") -ne 1 ]]; then
-    echo "FAIL $name: exit $code, wanted one error line with '$wanted', got:"
-    echo "$err"
-    exit 1
-  fi
-  echo "ok $name: $(grep error <<<"$err")"
-}
+source "$(dirname "$0")/../cli/expect_exit2.sh"
 
 # A valid checkpoint to damage, from a 2-rank optimistic run.
 $MPIEXEC -np 2 "$WARPSIM" run "$SPEC" --progress-seconds 0 --checkpoint-dir "$TMP/good" --checkpoint-at-ns 12000000 \
@@ -42,39 +30,39 @@ c=$(fresh flipped)
 size=$(stat -c %s "$c/rank-1.bin")
 byte=$(od -An -tu1 -j $((size / 2)) -N1 "$c/rank-1.bin" | tr -d ' ')
 printf "$(printf '\\%03o' $(((byte + 1) % 256)))" | dd of="$c/rank-1.bin" bs=1 seek=$((size / 2)) conv=notrunc status=none
-expect flipped_byte "rank-1.bin is corrupt" resume2 "$SPEC" "$TMP/flipped"
+expect_exit2 flipped_byte "rank-1.bin is corrupt" resume2 "$SPEC" "$TMP/flipped"
 
 c=$(fresh truncated)
 truncate -s -100 "$c/rank-0.bin"
-expect truncated "rank-0.bin is truncated" resume2 "$SPEC" "$TMP/truncated"
+expect_exit2 truncated "rank-0.bin is truncated" resume2 "$SPEC" "$TMP/truncated"
 
 c=$(fresh missing)
 rm "$c/rank-1.bin"
-expect missing_file "rank-1.bin is missing" resume2 "$SPEC" "$TMP/missing"
+expect_exit2 missing_file "rank-1.bin is missing" resume2 "$SPEC" "$TMP/missing"
 
 c=$(fresh manifest)
 sed -i 's/^seed: 1$/seed: 2/' "$c/manifest"
-expect edited_manifest "manifest is corrupt" resume2 "$SPEC" "$TMP/manifest"
+expect_exit2 edited_manifest "manifest is corrupt" resume2 "$SPEC" "$TMP/manifest"
 
 mkdir -p "$TMP/empty"
-expect no_checkpoint "no complete checkpoint" resume2 "$SPEC" "$TMP/empty"
+expect_exit2 no_checkpoint "no complete checkpoint" resume2 "$SPEC" "$TMP/empty"
 # A checkpoint still being written (temporary name) is not complete.
 mkdir -p "$TMP/partial" && cp -r "$CKPT" "$TMP/partial/.$(basename "$CKPT").tmp"
-expect partial_checkpoint "no complete checkpoint" resume2 "$SPEC" "$TMP/partial"
+expect_exit2 partial_checkpoint "no complete checkpoint" resume2 "$SPEC" "$TMP/partial"
 
 OTHER="$TMP/other.textproto"
 sed 's/simulation { steps: 2 }/simulation { steps: 3 }/' "$SPEC" >"$OTHER"
-expect other_spec "spec hash is" resume2 "$OTHER" "$TMP/good"
-expect other_seed "seed is '1' in the checkpoint but '7' in this run" \
+expect_exit2 other_spec "spec hash is" resume2 "$OTHER" "$TMP/good"
+expect_exit2 other_seed "seed is '1' in the checkpoint but '7' in this run" \
   $MPIEXEC -np 2 "$WARPSIM" run "$SPEC" --progress-seconds 0 --seed 7 --resume "$TMP/good"
-expect other_ranks "ranks is '2' in the checkpoint but '4' in this run" \
+expect_exit2 other_ranks "ranks is '2' in the checkpoint but '4' in this run" \
   $MPIEXEC -np 4 "$WARPSIM" run "$SPEC" --progress-seconds 0 --resume "$TMP/good"
-expect other_partition "partition is" \
+expect_exit2 other_partition "partition is" \
   $MPIEXEC -np 2 "$WARPSIM" run "$SPEC" --progress-seconds 0 --partition round-robin --resume "$TMP/good"
-expect other_output "series interval ps is 'none' in the checkpoint" \
+expect_exit2 other_output "series interval ps is 'none' in the checkpoint" \
   $MPIEXEC -np 2 "$WARPSIM" run "$SPEC" --progress-seconds 0 --output "$TMP/x.h5" --resume "$TMP/good"
 
-expect at_without_dir "--checkpoint-at-ns needs --checkpoint-dir" "$WARPSIM" run "$SPEC" --checkpoint-at-ns 5
-expect resume_not_dir "--resume: '$TMP/nope' is not a directory" "$WARPSIM" run "$SPEC" --resume "$TMP/nope"
-expect negative_every "--checkpoint-every-seconds must be" \
+expect_exit2 at_without_dir "--checkpoint-at-ns needs --checkpoint-dir" "$WARPSIM" run "$SPEC" --checkpoint-at-ns 5
+expect_exit2 resume_not_dir "--resume: '$TMP/nope' is not a directory" "$WARPSIM" run "$SPEC" --resume "$TMP/nope"
+expect_exit2 negative_every "--checkpoint-every-seconds must be" \
   "$WARPSIM" run "$SPEC" --checkpoint-dir "$TMP/d" --checkpoint-every-seconds -1

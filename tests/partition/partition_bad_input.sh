@@ -7,39 +7,30 @@ SPEC=$2
 MPIEXEC=${WARPSIM_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-expect() {  # expect NAME WANTED-TEXT COMMAND...
-  local name=$1 want=$2 code=0 err
-  shift 2
-  err=$("$@" 2>&1 >/dev/null) || code=$?
-  [[ $code -eq 2 ]] || { echo "FAIL: $name exited $code, expected 2 ($err)"; exit 1; }
-  # One line per rank at most (mpiexec adds its own notice about the exit code).
-  [[ $(grep -c '^warpsim: ' <<<"$err") -le 2 ]] || { echo "FAIL: $name: more than one error line per rank: $err"; exit 1; }
-  grep -qF -- "$want" <<<"$err" || { echo "FAIL: $name: error does not say '$want': $err"; exit 1; }
-  echo "ok $name: $(grep -m1 '^warpsim: ' <<<"$err")"
-}
-expect ranks_zero "--ranks must be >= 1" "$WARPSIM" partition "$SPEC" --ranks 0
-expect ranks_negative "--ranks must be >= 1" "$WARPSIM" partition "$SPEC" --ranks -3
-expect too_many_ranks "more ranks (47) than LPs (46)" "$WARPSIM" partition "$SPEC" --ranks 47 --strategy block
-expect too_many_units "more ranks (20) than node units" "$WARPSIM" partition "$SPEC" --ranks 20 --strategy metis
-expect unknown_strategy "--strategy: unknown strategy 'greedy'" "$WARPSIM" partition "$SPEC" --ranks 2 --strategy greedy
-expect unknown_granularity "--granularity: unknown 'rack'" "$WARPSIM" partition "$SPEC" --ranks 2 --granularity rack
-expect run_unknown_strategy "--partition: unknown strategy 'greedy'" "$WARPSIM" run "$SPEC" --partition greedy
+source "$(dirname "$0")/../cli/expect_exit2.sh"
+expect_exit2 ranks_zero "--ranks must be >= 1" "$WARPSIM" partition "$SPEC" --ranks 0
+expect_exit2 ranks_negative "--ranks must be >= 1" "$WARPSIM" partition "$SPEC" --ranks -3
+expect_exit2 too_many_ranks "more ranks (47) than LPs (46)" "$WARPSIM" partition "$SPEC" --ranks 47 --strategy block
+expect_exit2 too_many_units "more ranks (20) than node units" "$WARPSIM" partition "$SPEC" --ranks 20 --strategy metis
+expect_exit2 unknown_strategy "--strategy: unknown strategy 'greedy'" "$WARPSIM" partition "$SPEC" --ranks 2 --strategy greedy
+expect_exit2 unknown_granularity "--granularity: unknown 'rack'" "$WARPSIM" partition "$SPEC" --ranks 2 --granularity rack
+expect_exit2 run_unknown_strategy "--partition: unknown strategy 'greedy'" "$WARPSIM" run "$SPEC" --partition greedy
 sed -e 's/simulation { steps: 2 }/simulation { steps: 2 partition: "greedy" }/' "$SPEC" >"$TMP/bad-spec.textproto"
-expect spec_unknown_strategy "simulation.partition: unknown strategy 'greedy'" "$WARPSIM" run "$TMP/bad-spec.textproto"
-expect phold_graph_strategy "for warpsim run, topology" "$WARPSIM" phold --partition metis
+expect_exit2 spec_unknown_strategy "simulation.partition: unknown strategy 'greedy'" "$WARPSIM" run "$TMP/bad-spec.textproto"
+expect_exit2 phold_graph_strategy "for warpsim run, topology" "$WARPSIM" phold --partition metis
 
 map() {  # map NAME BODY: a 2-rank map file for the 46 LPs of the small spec
   printf '# test map\nlps 46\nranks 2\n%b' "$2" >"$TMP/$1.map"
   echo "$TMP/$1.map"
 }
 run2() { $MPIEXEC -np 2 "$WARPSIM" run "$SPEC" --sync optimistic --progress-seconds 0 "$@"; }
-expect map_missing "--partition-map: map file $TMP/missing.map: LP 20 is not mapped" \
+expect_exit2 map_missing "--partition-map: map file $TMP/missing.map: LP 20 is not mapped" \
   run2 --partition-map "$(map missing '0 19 0\n21 45 1\n')"
-expect map_duplicate "line 5: LP 20 listed twice (also line 4)" run2 --partition-map "$(map duplicate '0 20 0\n20 45 1\n')"
-expect map_lp_range "line 5: LP 46 out of range (lps 46)" run2 --partition-map "$(map lp_range '0 20 0\n21 46 1\n')"
-expect map_rank_range "line 5: rank 2 out of range (ranks 2)" run2 --partition-map "$(map rank_range '0 20 0\n21 45 2\n')"
-expect map_malformed "line 4: expected 'FIRST LAST RANK' or 'LP RANK'" run2 --partition-map "$(map malformed '0 - 20 0\n')"
-expect map_wrong_ranks "written for 2 ranks, the run has 1" \
+expect_exit2 map_duplicate "line 5: LP 20 listed twice (also line 4)" run2 --partition-map "$(map duplicate '0 20 0\n20 45 1\n')"
+expect_exit2 map_lp_range "line 5: LP 46 out of range (lps 46)" run2 --partition-map "$(map lp_range '0 20 0\n21 46 1\n')"
+expect_exit2 map_rank_range "line 5: rank 2 out of range (ranks 2)" run2 --partition-map "$(map rank_range '0 20 0\n21 45 2\n')"
+expect_exit2 map_malformed "line 4: expected 'FIRST LAST RANK' or 'LP RANK'" run2 --partition-map "$(map malformed '0 - 20 0\n')"
+expect_exit2 map_wrong_ranks "written for 2 ranks, the run has 1" \
   "$WARPSIM" run "$SPEC" --partition-map "$(map ranks '0 20 0\n21 45 1\n')"
-expect map_no_file "cannot open" "$WARPSIM" run "$SPEC" --partition-map "$TMP/nope.map"
-expect map_and_strategy "excludes" "$WARPSIM" run "$SPEC" --partition topology --partition-map "$(map ok '0 45 0\n')"
+expect_exit2 map_no_file "cannot open" "$WARPSIM" run "$SPEC" --partition-map "$TMP/nope.map"
+expect_exit2 map_and_strategy "excludes" "$WARPSIM" run "$SPEC" --partition topology --partition-map "$(map ok '0 45 0\n')"
