@@ -3,6 +3,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -31,6 +33,19 @@ std::string_view to_string(SyncMode mode) {
   return "unknown";
 }
 
+namespace {
+// Whether the node this rank runs on hosts more ranks of `comm` than it has online CPUs.
+bool node_oversubscribed(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int on_node = 1;
+  MPI_Comm_size(node, &on_node);
+  MPI_Comm_free(&node);
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus > 0 && on_node > cpus;
+}
+}  // namespace
+
 Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_Comm comm)
     : model_(model),
       map_(map),
@@ -56,6 +71,10 @@ Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_C
   max_uncommitted_ = config_.max_uncommitted != 0
                          ? config_.max_uncommitted
                          : std::uint64_t{16} * std::max<std::uint32_t>(1, config_.gvt_interval);
+  if (config_.idle_sleep_us >= 0)
+    idle_sleep_us_ = static_cast<std::uint32_t>(config_.idle_sleep_us);
+  else if (config_.sync == SyncMode::kOptimistic && ranks_ > 1 && node_oversubscribed(comm_))
+    idle_sleep_us_ = 50;
   scratch_.resize(pool_.stride());
   transport_ = std::make_unique<MpiTransport>(comm_, pool_.stride(), config_.batch);
 
@@ -329,9 +348,10 @@ RunResult Engine::reduce_result(double wall_seconds) {
   for (const auto& [lp, d] : local_digests()) digest += mix64(mix64(lp) ^ d);
 
   const EngineStats& s = stats_;
-  std::uint64_t sums[] = {s.committed, s.processed,   s.rolled_back,   s.rollbacks,      s.remote_sent,
-                          s.anti_sent, s.annihilated, s.mpi_messages,  s.throttle_waits, s.model_state_bytes,
-                          s.local_lps, digest,        peak_rss_bytes(), s.committed_remote};
+  std::uint64_t sums[] = {s.committed,      s.processed,         s.rolled_back, s.rollbacks,
+                          s.remote_sent,    s.anti_sent,         s.annihilated, s.mpi_messages,
+                          s.throttle_waits, s.model_state_bytes, s.local_lps,   digest,
+                          peak_rss_bytes(), s.committed_remote};
   std::uint64_t maxima[] = {s.peak_uncommitted, s.peak_events,    s.event_bytes,
                             s.lp_bytes,         peak_rss_bytes(), s.gvt_rounds};
   MPI_Allreduce(MPI_IN_PLACE, sums, std::size(sums), MPI_UINT64_T, MPI_SUM, comm_);

@@ -153,6 +153,7 @@ class Engine final : private EventScheduler {
   RemoteEventIndex remote_index_;
   std::uint64_t uncommitted_ = 0;
   std::uint64_t max_uncommitted_ = 0;
+  std::uint32_t idle_sleep_us_ = 0;  // resolved from config_.idle_sleep_us (0 = spin)
   SimTime gvt_ = 0;
   bool done_ = false;
 

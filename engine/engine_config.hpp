@@ -29,6 +29,10 @@ struct EngineConfig {
   std::uint64_t max_uncommitted = 0;
   // Optimistic: events more than this ahead of GVT wait (time-window throttle); infinity = off.
   SimTime optimism_window = kTimeInfinity;
+  // Optimistic: microseconds an idle rank sleeps before it polls again, once it has found nothing to do a few
+  // times in a row. On a node running more ranks than it has CPUs, a spinning idle rank takes the CPU from
+  // the ranks that have work. -1 = automatic: 50 on such an oversubscribed node, otherwise 0 (spin).
+  std::int32_t idle_sleep_us = -1;
   // Events handled between polls of the network (and flushes of partly filled send batches).
   std::uint32_t poll_interval = 16;
   // Events per MPI message at most.

@@ -1,9 +1,11 @@
 // The optimistic (Time Warp) kernel: straggler rollback by reverse computation, anti-messages and their
 // annihilation, fossil collection through commit handlers, and the optimism throttle.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "engine/engine.hpp"
 
@@ -235,9 +237,14 @@ void Engine::drain_network() {
 }
 
 void Engine::run_optimistic() {
+  // Idle loops in a row before an idle rank starts sleeping between polls (a few, so that a message that is
+  // about to arrive is not delayed by a sleep).
+  constexpr std::uint32_t kIdleLoopsBeforeSleep = 4;
   std::uint32_t until_poll = config_.poll_interval;
+  std::uint32_t idle_loops = 0;
   while (!done_) {
     if (can_process_optimistic()) {
+      idle_loops = 0;
       const std::uint32_t index = pending_.top().index;
       const LpId dst = pending_.top().dst;
       pending_.pop();
@@ -260,6 +267,8 @@ void Engine::run_optimistic() {
     } else {
       if (uncommitted_ >= max_uncommitted_) ++stats_.throttle_waits;
       if (!in_round_) start_gvt_round();
+      if (idle_sleep_us_ != 0 && ++idle_loops > kIdleLoopsBeforeSleep)
+        std::this_thread::sleep_for(std::chrono::microseconds(idle_sleep_us_));
     }
     until_poll = config_.poll_interval;
     poll_network();

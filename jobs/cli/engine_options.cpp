@@ -24,6 +24,11 @@ void add_engine_options(CLI::App& command, EngineOptions& o) {
       .add_option("--optimism-window", o.optimism_window,
                   "optimism throttle: time units beyond GVT a rank may run ahead (0 = unlimited)")
       ->capture_default_str();
+  command
+      .add_option("--idle-sleep-us", o.idle_sleep_us,
+                  "optimistic: microseconds an idle rank sleeps between polls (-1 = 50 when the node runs "
+                  "more ranks than CPUs, else 0 = spin)")
+      ->capture_default_str();
   command.add_option("--poll-interval", o.poll_interval, "events handled between network polls")
       ->capture_default_str();
   command.add_option("--batch", o.batch, "events per MPI message at most")->capture_default_str();
@@ -98,6 +103,9 @@ EngineConfig to_engine_config(const EngineOptions& o, SimTime end_time, SimTime 
   if (!(o.optimism_window >= 0) || !std::isfinite(o.optimism_window)) {
     throw UsageError("--optimism-window must be a finite number >= 0");
   }
+  if (o.idle_sleep_us < -1 || o.idle_sleep_us > 1000000)
+    throw UsageError("--idle-sleep-us must be -1 (automatic) or 0..1000000 (got " +
+                     std::to_string(o.idle_sleep_us) + ")");
   if (!(o.progress_seconds >= 0)) throw UsageError("--progress-seconds must be >= 0");
   const bool graph_strategy =
       o.partition == "topology" || o.partition == "topology-striped" || o.partition == "metis";
@@ -115,6 +123,7 @@ EngineConfig to_engine_config(const EngineOptions& o, SimTime end_time, SimTime 
           ? kTimeInfinity
           : static_cast<SimTime>(std::llround(o.optimism_window * static_cast<double>(time_unit_ps)));
   c.progress_seconds = o.progress_seconds;
+  c.idle_sleep_us = o.idle_sleep_us;
   c.end_time = end_time;
   return c;
 }

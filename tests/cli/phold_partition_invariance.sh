@@ -27,7 +27,7 @@ check() {
 }
 
 check --end-time 2000
-check --end-time 200 --start-events 4 --lookahead 0.05 --remote 0.9 --poll-interval 1 --batch 4
+check --end-time 200 --start-events 4 --lookahead 0.05 --remote 0.9 --poll-interval 1 --batch 4 --idle-sleep-us 20
 
 # Per-LP digests, not only the combined one, match between sequential and a 4-rank optimistic run.
 tmp=$(mktemp -d)
