@@ -144,8 +144,18 @@ void SeriesRecorder::hold(Kind& kind, std::uint32_t metric, std::uint32_t local,
   if (lv.level != 0) {
     const std::uint64_t first = lv.since / interval_;
     const std::uint64_t last = (until - 1) / interval_;  // last sample with a non-empty overlap
+    const bool peak = kind.metrics[metric].aggregation == Aggregation::kMax;
+    std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(local) * kind.stride;
+    if (!peak && lv.since >= acc[0] && until <= acc[1]) {
+      // Within the component's current sample (a gauge that changes often, e.g. a GPU's comm wait): into
+      // its accumulator record, which the other records of the same commit have in cache anyway.
+      acc[2 + metric] = std::bit_cast<std::uint64_t>(std::bit_cast<double>(acc[2 + metric]) +
+                                                     lv.level * static_cast<double>(until - lv.since));
+      lv.since = until;
+      return;
+    }
     reserve(last + 1);
-    if (kind.metrics[metric].aggregation == Aggregation::kMax) {
+    if (peak) {
       for (std::uint64_t s = first; s <= last; ++s) {
         double& v = cell(kind, local, s)[metric];
         v = std::max(v, lv.level);
@@ -227,8 +237,12 @@ void SeriesRecorder::set(Component c, std::uint32_t metric, SimTime t, double le
   Kind::Level& lv = kind.levels[metric][c.local];
   lv.since = std::max(lv.since, t);
   lv.level = level;
-  double* s = slot(kind, metric, c.local, t / interval_);
-  if (kind.metrics[metric].aggregation == Aggregation::kMax) *s = std::max(*s, level);
+  if (kind.metrics[metric].aggregation == Aggregation::kMax) {
+    double* s = slot(kind, metric, c.local, t / interval_);
+    *s = std::max(*s, level);
+  } else {
+    used_ = std::max(used_, t / interval_ + 1);  // a time average has nothing to write at t itself
+  }
 }
 
 void SeriesRecorder::coarsen(std::uint64_t factor) {
@@ -275,13 +289,14 @@ void SeriesRecorder::finish(SimTime end) {
   samples_ = end_time_ / interval_ + (end_time_ % interval_ != 0 ? 1 : 0);
   capacity_ = std::min(capacity_, samples_);
   for (Kind& kind : kinds_) {
-    for (std::uint32_t local = 0; local < kind.ids.size(); ++local) flush(kind, local);
+    // Gauges first: a hold within the current sample lands in the accumulator, which the flush then empties.
     for (std::uint32_t m = 0; m < kind.metrics.size(); ++m) {
       if (kind.metrics[m].aggregation == Aggregation::kSum) continue;
       if (!kind.levels[m].empty()) {
         for (std::uint32_t local = 0; local < kind.ids.size(); ++local) hold(kind, m, local, end_time_);
       }
     }
+    for (std::uint32_t local = 0; local < kind.ids.size(); ++local) flush(kind, local);
   }
   // Only now, when no flush or hold can add blocks any more: per metric, rows of exactly sample_count()
   // values (row() is a plain subspan); time integrals become averages over each sample's true length.

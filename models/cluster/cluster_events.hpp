@@ -39,7 +39,7 @@ struct TxEvent {
   std::uint32_t src_gpu = 0;
   std::uint32_t dst_gpu = 0;
   std::uint32_t tag = 0;
-  std::uint32_t pad = 0;
+  std::uint32_t port = 0;  // written by forward for commit: the egress port the packet left by
   std::uint64_t msg_bytes = 0;
   std::uint64_t offset = 0;  // bytes of the message already sent
   SimTime saved_busy = 0;
@@ -50,7 +50,9 @@ struct Packet {
   std::uint32_t dst_gpu = 0;
   std::uint32_t tag = 0;
   std::uint32_t bytes = 0;
-  std::uint32_t last = 0;  // 1 on the message's final packet (packets of a flow stay in order)
+  std::uint16_t last = 0;  // 1 on the message's final packet (packets of a flow stay in order)
+  // Written by a switch's forward for its commit (the time series): the output port it queued the packet on.
+  std::uint16_t saved_port = 0;
   // Serialization time of the packet on the link it arrived by (saturated): a cut-through switch started
   // receiving it that long before the event's time (the tail's arrival).
   std::uint32_t in_ser_ps = 0;

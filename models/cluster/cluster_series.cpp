@@ -10,11 +10,6 @@ namespace warpsim::cluster {
 
 namespace {
 
-bool is_switch(LpKind k) {
-  return k == LpKind::kNvSwitch || k == LpKind::kLeaf || k == LpKind::kTier1 || k == LpKind::kCore ||
-         k == LpKind::kRouter;
-}
-
 // Component name prefix of a switch's ports.
 const char* switch_name(LpKind k) {
   switch (k) {
@@ -66,16 +61,8 @@ ClusterSeries::ClusterSeries(SeriesRecorder& recorder, const Topology& topology)
        {"rail", "", false, "NIC index within its node (the GPU it serves)"},
        {"leaf", "", false, "leaf switch (torus: router) index the NIC attaches to"},
        {"lp", "", false, "LP id"}});
-  // Every switch's ports, numbered densely in switch LP order.
-  std::uint64_t ports = 0;
-  for (LpId lp = 0; lp < topology.lp_count(); ++lp) {
-    if (!is_switch(topology.kind_of(lp))) continue;
-    switch_lps_.push_back(lp);
-    port_base_.push_back(ports);
-    ports += topology.port_count(lp);
-  }
   port_ = recorder.declare_kind(
-      "switch_port", ports,
+      "switch_port", topology.port_total(),
       {{"bytes", "bytes", A::kSum, "bytes serialized by the output port, spread over serialization"},
        {"queue_depth_max", "bytes", A::kMax, "largest output-queue backlog a packet found, itself included"},
        {"queue_depth_mean", "bytes", A::kTimeAverage, "time-averaged output-queue backlog"},
@@ -106,7 +93,17 @@ SeriesRecorder::Component ClusterSeries::add_gpu(LpId lp) {
 
 SeriesRecorder::Component ClusterSeries::add_nic(LpId lp) {
   const std::uint32_t gpu = topo_.gpu_of(lp);
-  return recorder_->add_component(nic_, gpu, "nic" + std::to_string(gpu), gpu_columns(topo_, gpu, lp));
+  const auto c =
+      recorder_->add_component(nic_, gpu, "nic" + std::to_string(gpu), gpu_columns(topo_, gpu, lp));
+  NicPorts ports;
+  for (std::uint32_t p = 0; p < std::min<std::uint32_t>(2, topo_.port_count(lp)); ++p) {
+    const PortPeer peer = topo_.peer(lp, p);
+    ports.gbps[p] = peer.link.bandwidth_gbps;
+    ports.nvlink[p] = topo_.kind_of(peer.lp) == LpKind::kNvSwitch;
+  }
+  if (nic_ports_.size() <= c.local) nic_ports_.resize(c.local + 1);
+  nic_ports_[c.local] = ports;
+  return c;
 }
 
 SeriesRecorder::Component ClusterSeries::add_storage(LpId lp) {
@@ -116,9 +113,7 @@ SeriesRecorder::Component ClusterSeries::add_storage(LpId lp) {
 }
 
 std::uint32_t ClusterSeries::add_switch(LpId lp) {
-  const auto it = std::lower_bound(switch_lps_.begin(), switch_lps_.end(), lp);
-  if (it == switch_lps_.end() || *it != lp) throw std::logic_error("cluster series: LP is not a switch");
-  const std::uint64_t base = port_base_[static_cast<std::size_t>(it - switch_lps_.begin())];
+  const std::uint64_t base = topo_.port_base(lp);
   const LpKind kind = topo_.kind_of(lp);
   const SwitchPlace place = topo_.switch_place(lp);
   const int tier = place.tier;
@@ -131,6 +126,8 @@ std::uint32_t ClusterSeries::add_switch(LpId lp) {
                                         double(p),  double(peer.lp), peer.link.bandwidth_gbps};
     const auto c = recorder_->add_component(port_, base + p, prefix + std::to_string(p), cols);
     if (p == 0) local0 = c.local;
+    if (port_gbps_.size() <= c.local) port_gbps_.resize(c.local + 1);
+    port_gbps_[c.local] = peer.link.bandwidth_gbps;
   }
   return local0;
 }

@@ -28,7 +28,8 @@ enum : std::uint32_t { kReadBytes, kWriteBytes, kRequests, kQueuedRequests, kQue
 
 class ClusterSeries {
  public:
-  // Declares the four kinds (every rank, same order). Numbers every switch port of the topology.
+  // Declares the four kinds (every rank, same order). Touches nothing per LP: switch ports are numbered by
+  // Topology::port_base(), so the cost does not grow with the cluster.
   ClusterSeries(SeriesRecorder& recorder, const Topology& topology);
 
   SeriesRecorder& recorder() { return *recorder_; }
@@ -44,13 +45,35 @@ class ClusterSeries {
   SeriesRecorder::KindId port_kind() const { return port_; }
   SeriesRecorder::KindId storage_kind() const { return storage_; }
 
+  // What the commit handlers would otherwise ask the topology again on every event (a route and a peer
+  // lookup cost as much as the recording): per local component, flat arrays.
+  // Link bandwidth of local switch-port component `local`.
+  double port_gbps(std::uint32_t local) const { return port_gbps_[local]; }
+  // Bandwidth of port `port` (0 or 1) of the NIC in local slot `slot`, and whether it leads to the NVSwitch.
+  double nic_gbps(std::uint32_t slot, std::uint32_t port) const { return nic_ports_[slot].gbps[port]; }
+  bool nic_nvlink(std::uint32_t slot, std::uint32_t port) const { return nic_ports_[slot].nvlink[port]; }
+  // Called by forward() (in a sequential run the commit follows at once): starts the cache misses of what
+  // the component's commit will read. Records nothing.
+  void prefetch_gpu(std::uint32_t slot) const { recorder_->prefetch({gpu_, slot}); }
+  void prefetch_nic(std::uint32_t slot) const {
+    recorder_->prefetch({nic_, slot});
+    __builtin_prefetch(&nic_ports_[slot]);
+  }
+  void prefetch_port(std::uint32_t local) const {
+    recorder_->prefetch({port_, local});
+    __builtin_prefetch(&port_gbps_[local]);
+  }
+
  private:
+  struct NicPorts {
+    double gbps[2] = {0, 0};
+    bool nvlink[2] = {false, false};
+  };
   SeriesRecorder* recorder_;
   const Topology& topo_;
   SeriesRecorder::KindId gpu_ = 0, nic_ = 0, port_ = 0, storage_ = 0;
-  // Switch LPs in ascending id and the global id of each one's port 0 (dense numbering of all ports).
-  std::vector<LpId> switch_lps_;
-  std::vector<std::uint64_t> port_base_;
+  std::vector<double> port_gbps_;    // [local switch-port component]
+  std::vector<NicPorts> nic_ports_;  // [local NIC component]
 };
 
 }  // namespace warpsim::cluster

@@ -134,6 +134,7 @@ void GpuLp::undo_op(State& s, const GpuOp& op) {
 void GpuLp::forward(std::uint32_t slot, LpContext& ctx) {
   State& s = states_[slot];
   auto& e = ctx.payload<GpuEvent>();
+  if (series_ != nullptr) series_->prefetch_gpu(slot);
   e.saved_pc = s.pc;
   e.saved_finish = s.finish_ps;
   e.saved_flags = static_cast<std::uint8_t>((s.computing ? kComputing : 0) | (s.done ? kDone : 0));

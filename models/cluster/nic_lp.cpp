@@ -32,6 +32,7 @@ std::optional<std::uint32_t> NicLp::slot_of(LpId id) const {
 void NicLp::forward(std::uint32_t slot, LpContext& ctx) {
   State& s = states_[slot];
   const SimTime now = ctx.now();
+  if (series_ != nullptr) series_->prefetch_nic(slot);
   if (ctx.kind() == kNicTx) {
     auto& tx = ctx.payload<TxEvent>();
     const std::uint32_t port = topo_.route(s.id, tx.src_gpu, tx.dst_gpu, 0);
@@ -39,6 +40,7 @@ void NicLp::forward(std::uint32_t slot, LpContext& ctx) {
     const std::uint64_t bytes = packet_size(tx, topo_.params().packet_bytes);
     const SimTime ser = serialization_ps(bytes, peer.link.bandwidth_gbps);
     tx.saved_busy = s.busy_until[port];
+    tx.port = port;
     const SimTime done = std::max(now, s.busy_until[port]) + ser;
     s.busy_until[port] = done;
     s.bytes_tx += bytes;
@@ -108,19 +110,17 @@ void NicLp::commit(std::uint32_t slot, LpContext& ctx) {
     rec.add(c, nic_metric::kRxBytes, now, ctx.payload<Packet>().bytes);
     return;
   }
-  // The packet forward() serialized: same port, start and length (mirrors forward).
+  // The packet forward() serialized: same port (forward saved it), start and length (mirrors forward).
   const auto& tx = ctx.payload<TxEvent>();
-  const LpId id = states_[slot].id;
-  const PortPeer peer = topo_.peer(id, topo_.route(id, tx.src_gpu, tx.dst_gpu, 0));
+  const double gbps = series_->nic_gbps(slot, tx.port);
   const std::uint64_t bytes = packet_size(tx, topo_.params().packet_bytes);
-  const SimTime ser = serialization_ps(bytes, peer.link.bandwidth_gbps);
+  const SimTime ser = serialization_ps(bytes, gbps);
   const SimTime start = std::max(now, tx.saved_busy);
   const auto b = static_cast<double>(bytes);
   rec.add_spread(c, nic_metric::kTxBytes, start, start + ser, b);
-  if (topo_.kind_of(peer.lp) == LpKind::kNvSwitch)
+  if (series_->nic_nvlink(slot, tx.port))
     rec.add_spread(c, nic_metric::kNvlinkTxBytes, start, start + ser, b);
-  const std::uint64_t backlog =
-      tx.saved_busy > now ? bytes_in(tx.saved_busy - now, peer.link.bandwidth_gbps) : 0;
+  const std::uint64_t backlog = tx.saved_busy > now ? bytes_in(tx.saved_busy - now, gbps) : 0;
   rec.peak(c, nic_metric::kQueueMax, now, static_cast<double>(backlog + bytes));
   // Its bytes wait (start - now), then drain linearly: area = bytes x (wait + ser / 2).
   rec.add_spread(c, nic_metric::kQueueMean, now, start + ser,

@@ -13,6 +13,8 @@ std::uint32_t SwitchLp::add_lp(LpId id) {
   State s;
   s.id = id;
   s.ports.resize(topo_.port_count(id));
+  // Packet::saved_port holds an output port in 16 bits.
+  if (s.ports.size() > 0x10000) throw std::invalid_argument("switch: more than 65536 output ports");
   if (series_ != nullptr) port0_.push_back(series_->add_switch(id));
   states_.push_back(std::move(s));
   return static_cast<std::uint32_t>(states_.size() - 1);
@@ -46,6 +48,8 @@ void SwitchLp::forward(std::uint32_t slot, LpContext& ctx) {
   Port& q = s.ports[port];
   p.saved_busy = q.busy_until;
   p.saved_max_depth = q.max_depth_bytes;
+  p.saved_port = static_cast<std::uint16_t>(port);
+  if (series_ != nullptr) series_->prefetch_port(port0_[slot] + port);
   const SimTime ready = ready_time(now, p.in_ser_ps);
   const std::uint64_t d = depth(q.busy_until, ready, peer.link.bandwidth_gbps, p.bytes);
   q.max_depth_bytes = std::max(q.max_depth_bytes, d);
@@ -59,6 +63,7 @@ void SwitchLp::forward(std::uint32_t slot, LpContext& ctx) {
   Packet out = p;
   out.saved_busy = 0;
   out.saved_max_depth = 0;
+  out.saved_port = 0;
   out.in_ser_ps = saturated_ps(ser);
   ctx.send(peer.lp, q.busy_until - now + peer.link.latency_ps, kPacket, out);
 }
@@ -82,16 +87,16 @@ void SwitchLp::reverse(std::uint32_t slot, LpContext& ctx) {
 
 void SwitchLp::commit(std::uint32_t slot, LpContext& ctx) {
   if (series_ == nullptr) return;
-  // The packet forward() queued: same port, ready time, start and length (mirrors forward).
+  // The packet forward() queued: same port (forward saved it), ready time, start and length (mirrors
+  // forward).
   const auto& p = ctx.payload<Packet>();
-  const LpId id = states_[slot].id;
-  const std::uint32_t port = topo_.route(id, p.src_gpu, p.dst_gpu, flow_hash(p.src_gpu, p.dst_gpu, p.tag));
-  const double gbps = topo_.peer(id, port).link.bandwidth_gbps;
+  const std::uint32_t local = port0_[slot] + p.saved_port;
+  const double gbps = series_->port_gbps(local);
   const SimTime ready = ready_time(ctx.now(), p.in_ser_ps);
   const SimTime start = std::max(ready, p.saved_busy);
   const SimTime end = start + serialization_ps(p.bytes, gbps);
   SeriesRecorder& rec = series_->recorder();
-  const SeriesRecorder::Component c{series_->port_kind(), port0_[slot] + port};
+  const SeriesRecorder::Component c{series_->port_kind(), local};
   const auto b = static_cast<double>(p.bytes);
   rec.add_spread(c, port_metric::kBytes, start, end, b);
   const std::uint64_t d = depth(p.saved_busy, ready, gbps, p.bytes);

@@ -52,6 +52,29 @@ SimTime Topology::node_min_latency() const {
   if (params_.storage_targets > 0) m = std::min(m, params_.storage_latency_ps);
   return m;
 }
+std::uint64_t Topology::port_base(LpId lp) const {
+  const std::uint32_t R = params_.gpus_per_node;
+  if (kind_of(lp) == LpKind::kNvSwitch) return std::uint64_t{lp / node_block_} * R;
+  if (lp < first_switch_ || lp >= first_storage_) throw std::logic_error("topology: LP is not a switch");
+  // The NVSwitches (one per node when R > 1) come first, then each family tier below lp's, whole.
+  std::uint64_t base = R > 1 ? std::uint64_t{params_.nodes} * R : 0;
+  LpId first = lp - switch_place(lp).index;  // first switch of lp's tier
+  base += (lp - first) * port_count(lp);
+  while (first > first_switch_) {
+    const LpId last = first - 1;  // last switch of the tier below
+    const std::uint64_t count = switch_place(last).index + 1;
+    base += count * port_count(last);
+    first = last + 1 - count;
+  }
+  return base;
+}
+
+std::uint64_t Topology::port_total() const {
+  if (first_storage_ == first_switch_)
+    return params_.gpus_per_node > 1 ? std::uint64_t{params_.nodes} * params_.gpus_per_node : 0;
+  const LpId last = first_storage_ - 1;
+  return port_base(last) + port_count(last);
+}
 
 std::unique_ptr<Topology> make_topology(const ClusterParams& params) {
   switch (params.topology) {

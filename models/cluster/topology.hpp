@@ -76,6 +76,13 @@ class Topology {
   // Smallest latency of any hop between two LPs (the conservative lookahead).
   virtual SimTime min_latency() const = 0;
 
+  // Dense numbering of every switch port of the cluster (the series' switch_port ids): the ports of all
+  // switches in ascending LP id, port p of switch `lp` being port_base(lp) + p; port_total() ports in all.
+  // Arithmetic (O(tiers)), relying on what every family guarantees: a switch's port count depends only on
+  // its kind, and the family's tiers occupy consecutive id ranges in ascending tier order.
+  std::uint64_t port_base(LpId lp) const;
+  std::uint64_t port_total() const;
+
  protected:
   // Lays out the node blocks; the family then calls set_switch_count() once it knows its switches.
   explicit Topology(const ClusterParams& params);
