@@ -71,6 +71,35 @@ TEST(SeriesRecorder, TimeAverageWeightsLevelsByDurationIncludingAPartialLastSamp
   EXPECT_DOUBLE_EQ(v[3], 3.0 / 5.0);
 }
 
+// A gauge that changes within its component's current sample (the accumulator's) is summed there; one
+// still held at finish() within that sample must reach the grid too.
+TEST(SeriesRecorder, TimeAverageGaugeWithinTheCurrentSampleIsFlushedAtFinish) {
+  for (const bool held_at_end : {false, true}) {
+    SeriesRecorder r(10, 35);
+    const auto k = r.declare_kind("g", 1,
+                                  {MetricSpec{"wait", "fraction", Aggregation::kTimeAverage, ""},
+                                   MetricSpec{"bytes", "bytes", Aggregation::kSum, ""}});
+    const auto c = r.add_component(k, 0);
+    r.add(c, 1, 0, 1.0);  // the cursor on sample 0
+    r.set(c, 0, 1, 1);    // [1,3) at 1
+    r.set(c, 0, 3, 0);
+    r.set(c, 0, 4, 1);  // [4,10) at 1, then held over sample 1 and into sample 2
+    r.add(c, 1, 21, 1.0);
+    r.set(c, 0, 22, 0);    // [20,22) at 1
+    r.add(c, 1, 30, 1.0);  // the cursor on the last sample [30,35)
+    r.set(c, 0, 32, 1);
+    r.set(c, 0, 33, held_at_end ? 1 : 0);  // [32,33) at 1, then 0 or 1 to the end
+    r.finish();
+    const auto v = row(r, c, 0);
+    ASSERT_EQ(v.size(), 4u);
+    EXPECT_DOUBLE_EQ(v[0], 0.8);
+    EXPECT_DOUBLE_EQ(v[1], 1.0);
+    EXPECT_DOUBLE_EQ(v[2], 0.2);
+    EXPECT_DOUBLE_EQ(v[3], held_at_end ? 3.0 / 5.0 : 1.0 / 5.0);
+    EXPECT_EQ(row(r, c, 1), (std::vector<double>{1, 0, 1, 1}));
+  }
+}
+
 TEST(SeriesRecorder, MetricsOfOneKindAreIndependent) {
   SeriesRecorder r(10, 20);
   const auto k = r.declare_kind("nic", 1,
