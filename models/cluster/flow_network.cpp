@@ -10,18 +10,33 @@
 
 namespace warpsim::cluster {
 
-// Collects the undo record of one forward: each touched flow is saved once, before its first change.
+// Collects the undo record of one forward: each changed flow is saved once, before its first change. Only
+// the flow an event starts or ends can be changed twice (created or removed, then re-rated), and it is
+// always saved first.
 class FlowNetworkLp::Txn {
  public:
   explicit Txn(Undo& undo) : undo_(undo) {}
   void save(const FlowId& id, const std::optional<Flow>& before) {
-    if (seen_.insert(id).second) undo_.saved.emplace_back(id, before);
+    if (!undo_.saved.empty() && undo_.saved.front().first == id) return;
+    undo_.saved.emplace_back(id, before);
   }
 
  private:
   Undo& undo_;
-  std::set<FlowId> seen_;
 };
+
+namespace {
+
+// Relative slack of the fairness checks. The region's rates are computed from the other flows' rates,
+// which are themselves rounded, so "saturated" and "no flow is faster" are tested within this margin; a
+// rate within it of a fair rate is accepted (error ~1e-9 of a link's capacity; the test compares with a
+// from-scratch progressive filling).
+constexpr double kTolerance = 1e-9;
+// A region flow whose recomputed rate differs from its current one by less than this (relative) keeps
+// its rate and its completion event: the difference is rounding, not a change of the allocation.
+constexpr double kSameRate = 1e-12;
+
+}  // namespace
 
 std::uint32_t FlowNetworkLp::add_lp(LpId id) {
   State s;
@@ -54,15 +69,29 @@ void FlowNetworkLp::route(Flow& f) const {
   }
 }
 
-void FlowNetworkLp::attach(State& s, const FlowId& id, const Flow& f) {
-  for (std::uint32_t h = 0; h < f.hops; ++h) s.links[f.path[h]].insert(id);
+void FlowNetworkLp::attach(State& s, const FlowId& id, Flow& f) const {
+  for (std::uint32_t h = 0; h < f.hops; ++h) {
+    const auto [it, fresh] = s.links.try_emplace(f.path[h]);
+    Link& link = it->second;
+    if (fresh) {
+      link.key = f.path[h];
+      link.capacity = capacity(f.path[h]);
+    }
+    const auto at = std::lower_bound(link.flows.begin(), link.flows.end(), id,
+                                     [](const Entry& e, const FlowId& x) { return e.id < x; });
+    link.flows.insert(at, Entry{id, &f});
+    f.link[h] = &link;
+  }
 }
 
 void FlowNetworkLp::detach(State& s, const FlowId& id, const Flow& f) {
   for (std::uint32_t h = 0; h < f.hops; ++h) {
     const auto it = s.links.find(f.path[h]);
-    it->second.erase(id);
-    if (it->second.empty()) s.links.erase(it);
+    auto& flows = it->second.flows;
+    const auto at = std::lower_bound(flows.begin(), flows.end(), id,
+                                     [](const Entry& e, const FlowId& x) { return e.id < x; });
+    flows.erase(at);
+    if (flows.empty()) s.links.erase(it);
   }
 }
 
@@ -92,10 +121,11 @@ void FlowNetworkLp::start(State& s, LpContext& ctx, Txn& txn) {
     return;
   }
   txn.save(id, std::nullopt);
-  s.flows.emplace(id, f);
-  attach(s, id, f);
+  Flow& node = s.flows.emplace(id, f).first->second;
+  attach(s, id, node);
   s.stats.peak_active = std::max<std::uint64_t>(s.stats.peak_active, s.flows.size());
-  reallocate(s, ctx, f, txn);
+  const Entry started{id, &node};
+  reallocate(s, ctx, node, &started, txn);
 }
 
 void FlowNetworkLp::done(State& s, LpContext& ctx, Txn& txn) {
@@ -112,86 +142,168 @@ void FlowNetworkLp::done(State& s, LpContext& ctx, Txn& txn) {
   ++s.stats.flows_completed;
   s.stats.bytes_completed += f.bytes;
   notify(ctx, f);
-  reallocate(s, ctx, f, txn);
+  reallocate(s, ctx, f, nullptr, txn);
 }
 
-// Progressive filling over the component of `seed`'s links: raise all rates together; when a link is full,
-// its flows freeze at that level and leave the others its spare capacity.
-void FlowNetworkLp::reallocate(State& s, LpContext& ctx, const Flow& seed, Txn& txn) {
-  ++s.stats.reallocations;
-  const SimTime now = ctx.now();
-  std::set<LinkKey> comp_links;
-  std::set<FlowId> comp_flows;
-  std::vector<LinkKey> frontier;
-  for (std::uint32_t h = 0; h < seed.hops; ++h) {
-    if (s.links.count(seed.path[h]) != 0 && comp_links.insert(seed.path[h]).second)
-      frontier.push_back(seed.path[h]);
+// Progressive filling of the region's flows, every other flow's rate held fixed: raise the region's rates
+// together; when a link is full, its region flows freeze at that level. A heap of links ordered by (fair
+// level, link key) finds the next full link; entries made stale by a later change are skipped.
+void FlowNetworkLp::fill(std::uint64_t pass) {
+  heap_.clear();
+  const auto later = [](const HeapItem& a, const HeapItem& b) {
+    return a.level != b.level ? a.level > b.level : a.key > b.key;
+  };
+  auto push = [&](Link& link) {
+    heap_.push_back(HeapItem{link.residual / link.unfrozen, link.key, &link, link.heap_version});
+    std::push_heap(heap_.begin(), heap_.end(), later);
+  };
+  for (const Entry& e : region_) {
+    for (std::uint32_t h = 0; h < e.flow->hops; ++h) {
+      Link& link = *e.flow->link[h];
+      if (link.filled == pass) continue;
+      link.filled = pass;
+      link.residual = link.capacity;
+      link.unfrozen = 0;
+      link.heap_version = 0;
+      for (const Entry& g : link.flows) {
+        if (g.flow->region == epoch_) {
+          ++link.unfrozen;
+        } else {
+          link.residual -= g.flow->rate;
+        }
+      }
+      link.residual = std::max(0.0, link.residual);
+      push(link);
+    }
   }
-  while (!frontier.empty()) {
-    const LinkKey link = frontier.back();
-    frontier.pop_back();
-    for (const FlowId& id : s.links.at(link)) {
-      if (!comp_flows.insert(id).second) continue;
-      const Flow& f = s.flows.at(id);
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const HeapItem top = heap_.back();
+    heap_.pop_back();
+    Link& link = *top.link;
+    if (top.version != link.heap_version || link.unfrozen == 0) continue;
+    for (const Entry& g : link.flows) {
+      Flow& f = *g.flow;
+      if (f.region != epoch_ || f.frozen == pass) continue;
+      f.frozen = pass;
+      f.new_rate = top.level;
       for (std::uint32_t h = 0; h < f.hops; ++h) {
-        if (comp_links.insert(f.path[h]).second) frontier.push_back(f.path[h]);
+        Link& other = *f.link[h];
+        other.residual = std::max(0.0, other.residual - top.level);
+        --other.unfrozen;
+        ++other.heap_version;
+        if (other.unfrozen > 0) push(other);
       }
     }
   }
-  if (comp_flows.empty()) return;
+}
 
-  // Bring every flow's remaining bytes up to now at its old rate.
-  for (const FlowId& id : comp_flows) {
-    Flow& f = s.flows.at(id);
-    txn.save(id, f);
-    f.remaining_bytes = std::max(0.0, f.remaining_bytes - f.rate * static_cast<double>(now - f.updated_ps));
-    f.updated_ps = now;
+// The link's load and fastest flow with the region's new rates (once per pass).
+void FlowNetworkLp::measure(Link& link, std::uint64_t pass) const {
+  if (link.checked == pass) return;
+  link.checked = pass;
+  link.load = 0;
+  link.max_rate = 0;
+  for (const Entry& g : link.flows) {
+    const double r = rate_of(*g.flow);
+    link.load += r;
+    link.max_rate = std::max(link.max_rate, r);
   }
+}
 
-  struct Residual {
-    double capacity;
-    std::uint32_t unfrozen;
-  };
-  std::map<LinkKey, Residual> residual;
-  for (const LinkKey link : comp_links) {
-    residual.emplace(link, Residual{capacity(link), static_cast<std::uint32_t>(s.links.at(link).size())});
+// Max-min fairness of one flow: some link of its path is saturated and carries no faster flow.
+bool FlowNetworkLp::bottlenecked(Flow& f, std::uint64_t pass) const {
+  const double r = rate_of(f);
+  for (std::uint32_t h = 0; h < f.hops; ++h) {
+    Link& link = *f.link[h];
+    measure(link, pass);
+    if (link.load >= link.capacity * (1 - kTolerance) && r >= link.max_rate * (1 - kTolerance)) return true;
   }
-  std::map<FlowId, double> rate;
-  while (rate.size() < comp_flows.size()) {
-    double level = std::numeric_limits<double>::infinity();
-    for (const auto& [link, r] : residual) {
-      if (r.unfrozen > 0) level = std::min(level, r.capacity / r.unfrozen);
-    }
-    // Links within rounding of the level are bottlenecks too (exact ties in exact arithmetic).
-    const double cutoff = level * (1 + 1e-12);
-    for (auto& [link, r] : residual) {
-      if (r.unfrozen == 0 || r.capacity / r.unfrozen > cutoff) continue;
-      for (const FlowId& id : s.links.at(link)) {
-        if (!rate.emplace(id, level).second) continue;
-        const Flow& f = s.flows.at(id);
+  return false;
+}
+
+void FlowNetworkLp::queue(const Entry& e, std::uint64_t pass) {
+  if (e.flow->region == epoch_ || e.flow->queued == pass) return;
+  e.flow->queued = pass;
+  added_.push_back(e);
+}
+
+// Flows outside the region on a link whose load changed keep their rate only if they stay fair.
+void FlowNetworkLp::check_neighbours(const Link& link, std::uint64_t pass) {
+  for (const Entry& g : link.flows) {
+    if (g.flow->region == epoch_ || g.flow->queued == pass) continue;
+    if (!bottlenecked(*g.flow, pass)) queue(g, pass);
+  }
+}
+
+// Re-shares after `seed` started (`started` is then its entry) or ended; see the header for the method.
+void FlowNetworkLp::reallocate(State& s, LpContext& ctx, const Flow& seed, const Entry* started, Txn& txn) {
+  ++s.stats.reallocations;
+  const SimTime now = ctx.now();
+  ++epoch_;
+  region_.clear();
+  dirty_.clear();
+  for (std::uint32_t h = 0; h < seed.hops; ++h) {
+    const auto it = s.links.find(seed.path[h]);
+    if (it != s.links.end()) dirty_.push_back(&it->second);
+  }
+  if (started != nullptr) {
+    started->flow->region = epoch_;
+    region_.push_back(*started);
+  }
+  for (;;) {
+    const std::uint64_t pass = ++pass_;
+    fill(pass);
+    added_.clear();
+    for (const Entry& e : region_) {
+      Flow& f = *e.flow;
+      if (bottlenecked(f, pass)) continue;
+      // Unfair: the faster flows on its saturated links must give way; if rounding hides them, take
+      // every flow it meets.
+      const std::size_t before = added_.size();
+      for (std::uint32_t h = 0; h < f.hops; ++h) {
+        const Link& link = *f.link[h];
+        if (link.load < link.capacity * (1 - kTolerance)) continue;
+        for (const Entry& g : link.flows) {
+          if (rate_of(*g.flow) > f.new_rate * (1 + kTolerance)) queue(g, pass);
+        }
+      }
+      if (added_.size() == before) {
         for (std::uint32_t h = 0; h < f.hops; ++h) {
-          Residual& other = residual.at(f.path[h]);
-          other.capacity = std::max(0.0, other.capacity - level);
-          --other.unfrozen;
+          for (const Entry& g : f.link[h]->flows) queue(g, pass);
         }
       }
     }
+    for (const Entry& e : region_) {
+      for (std::uint32_t h = 0; h < e.flow->hops; ++h) check_neighbours(*e.flow->link[h], pass);
+    }
+    for (const Link* link : dirty_) check_neighbours(*link, pass);
+    if (added_.empty()) break;
+    for (const Entry& e : added_) {
+      e.flow->region = epoch_;
+      region_.push_back(e);
+    }
   }
 
-  for (const auto& [id, r] : rate) {
-    Flow& f = s.flows.at(id);
-    if (f.version != 0 && f.rate == r) continue;  // its completion event still holds
+  for (const Entry& e : region_) {
+    Flow& f = *e.flow;
+    const double r = f.new_rate;
+    if (f.version != 0 && std::abs(r - f.rate) <= kSameRate * f.rate) continue;  // its completion holds
     if (!(r > 0)) throw std::logic_error("flow network: a flow got no bandwidth");
+    txn.save(e.id, f);
+    f.remaining_bytes = std::max(0.0, f.remaining_bytes - f.rate * static_cast<double>(now - f.updated_ps));
+    f.updated_ps = now;
     f.rate = r;
     ++f.version;
     ++s.stats.schedules;
     const double ps = std::ceil(f.remaining_bytes / r);
     if (ps > 1e18) throw std::logic_error("flow network: completion beyond the clock's range");
     FlowDone d;
-    d.flow = id;
+    d.flow = e.id;
     d.version = f.version;
     ctx.send(s.id, static_cast<SimTime>(ps), kFlowDone, d);
   }
+  ++epoch_;  // rate_of() reads the stored rates again
 }
 
 void FlowNetworkLp::forward(std::uint32_t slot, LpContext& ctx) {
@@ -223,10 +335,13 @@ void FlowNetworkLp::reverse(std::uint32_t slot, LpContext&) {
       detach(s, id, now->second);
       s.flows.erase(now);
     } else if (now == s.flows.end()) {  // ended by this event
-      s.flows.emplace(id, *before);
-      attach(s, id, *before);
+      attach(s, id, s.flows.emplace(id, *before).first->second);
     } else {
+      // The saved copy's link records may be gone: a later event (already reversed) may have ended the
+      // flow and emptied a link, and its reverse re-attached the flow to new records.
+      const auto links = now->second.link;
       now->second = *before;
+      now->second.link = links;
     }
   }
   s.stats = undo.stats;

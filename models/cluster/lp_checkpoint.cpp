@@ -211,9 +211,8 @@ void FlowNetworkLp::load(std::uint32_t slot, std::istream& in) {
     if (f.hops > kMaxHops)
       throw CheckpointError("checkpoint data is malformed: flow path longer than kMaxHops");
     for (std::uint32_t h = 0; h < f.hops; ++h) f.path[h] = get<LinkKey>(in);
-    // The link index is derived state: rebuilt exactly as start() builds it.
-    attach(t, id, f);
-    t.flows.emplace_hint(t.flows.end(), id, f);
+    // The link index is derived state: rebuilt exactly as start() builds it (its lists point at the node).
+    attach(t, id, t.flows.emplace_hint(t.flows.end(), id, f)->second);
   }
   s = std::move(t);
 }
