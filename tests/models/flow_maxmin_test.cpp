@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -144,7 +145,9 @@ TEST_P(FlowMaxMin, MatchesReferenceAndRollsBackExactly) {
     }
   }
 
-  RecordProperty("worst_relative_rate_error", std::to_string(worst));
+  std::array<char, 32> text{};
+  std::snprintf(text.data(), text.size(), "%.3g", worst);
+  RecordProperty("worst_relative_rate_error", text.data());
   EXPECT_GT(type.state(slot).stats.peak_active, 80u);
   EXPECT_GT(type.state(slot).stats.flows_completed, events.size() / 4);
   EXPECT_GT(type.state(slot).stats.schedules, events.size());
