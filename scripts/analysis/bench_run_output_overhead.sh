@@ -6,13 +6,18 @@
 # (simulation, recording included) and "output seconds" (finishing the grid, power series, the write), and
 # the 1-minute load average before the run. Prints a markdown table and, last, the min of each column and
 # the overhead of the min with vs the min without (on a shared machine other jobs only ever add time).
+# With BASE=path/to/an/older/warpsim, every pair also runs that binary (none, output) right after, so that
+# before and after are measured under the same load; its rows are labelled base-none and base-output.
 # Usage: scripts/analysis/bench_run_output_overhead.sh path/to/warpsim [SPEC]
-#   env: PAIRS=3, NP=1
+#   env: PAIRS=3, NP=1, BASE=
 set -euo pipefail
 WARPSIM=$1
 SPEC=${2:-examples/default.textproto}
 PAIRS=${PAIRS:-3}
 NP=${NP:-1}
+BASE=${BASE:-}
+cases=(none output)
+[[ -n $BASE ]] && cases+=(base-none base-output)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 value() { sed -n "s/^$1: //p" "$2" | head -1; }
@@ -27,11 +32,13 @@ echo "| pair | case | load 1 min | process s | CPU s | engine s | write s |"
 echo "|---|---|---|---|---|---|---|"
 declare -A proc cpu eng wr
 for ((i = 1; i <= PAIRS; i++)); do
-  for c in none output; do
+  for c in "${cases[@]}"; do
     extra=()
-    [[ $c == output ]] && extra=(--output "$tmp/out.h5" --overwrite)
+    [[ $c == *output ]] && extra=(--output "$tmp/out.h5" --overwrite)
+    bin=$WARPSIM
+    [[ $c == base-* ]] && bin=$BASE
     load=$(cut -d' ' -f1 /proc/loadavg)
-    /usr/bin/time -f "time: %e %U %S" -o "$tmp/time" "${launch[@]}" "$WARPSIM" run "$SPEC" --sync "$sync" \
+    /usr/bin/time -f "time: %e %U %S" -o "$tmp/time" "${launch[@]}" "$bin" run "$SPEC" --sync "$sync" \
       --progress-seconds 0 "${extra[@]}" >"$tmp/out"
     read -r e u s <<<"$(value time "$tmp/time")"
     c_s=$(echo "$u + $s" | bc -l)
@@ -42,17 +49,23 @@ for ((i = 1; i <= PAIRS; i++)); do
     proc[$c]+="$e "
     cpu[$c]+="$c_s "
     eng[$c]+="$w "
-    [[ $c == output ]] && wr[$c]+="$o "
+    [[ $c == *output ]] && wr[$c]+="$o "
     [[ $c == output ]] && { bytes=$(value "output bytes" "$tmp/out"); samples=$(value "output samples" "$tmp/out"); }
+    [[ $c == base-output ]] && base_bytes=$(value "output bytes" "$tmp/out")
   done
 done
 min() { printf '%s\n' $1 | sort -g | head -1; }
-for c in none output; do
+for c in "${cases[@]}"; do
   printf '| min | %s | - | %.2f | %.2f | %.3f | %s |\n' "$c" "$(min "${proc[$c]}")" "$(min "${cpu[$c]}")" \
-    "$(min "${eng[$c]}")" "$(if [[ $c == output ]]; then min "${wr[$c]}"; else echo -; fi)"
+    "$(min "${eng[$c]}")" "$(if [[ $c == *output ]]; then min "${wr[$c]}"; else echo -; fi)"
 done
 pct() { echo "100 * ($(min "$2") - $(min "$1")) / $(min "$1")" | bc -l; }
 printf 'overhead of the min, process wall: %+.1f%%, CPU: %+.1f%%, engine: %+.1f%%\n' \
   "$(pct "${proc[none]}" "${proc[output]}")" "$(pct "${cpu[none]}" "${cpu[output]}")" \
   "$(pct "${eng[none]}" "${eng[output]}")"
 echo "file: $bytes bytes, $samples samples"
+if [[ -n $BASE ]]; then
+  printf 'base: overhead of the min, process wall: %+.1f%%, CPU: %+.1f%%, engine: %+.1f%%; file: %s bytes\n' \
+    "$(pct "${proc[base-none]}" "${proc[base-output]}")" "$(pct "${cpu[base-none]}" "${cpu[base-output]}")" \
+    "$(pct "${eng[base-none]}" "${eng[base-output]}")" "$base_bytes"
+fi
