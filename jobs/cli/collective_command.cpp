@@ -93,7 +93,8 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   if (!algorithm)
     throw UsageError("--algorithm: unknown algorithm '" + o.algo + "' (ring, tree, hierarchical)");
   if (!cluster::supports(*algorithm, *collective)) {
-    throw UsageError("--algorithm: " + o.algo + " implements allreduce only (got --op " + o.op + ")");
+    throw UsageError("--algorithm: " + o.algo + " does not implement --op " + o.op + " (" + o.algo +
+                     " implements " + cluster::supported_collectives(*algorithm) + ")");
   }
   const std::uint64_t cluster_gpus = std::uint64_t{params.nodes} * params.gpus_per_node;
   if (o.first < 0 || static_cast<std::uint64_t>(o.first) >= cluster_gpus) {
@@ -223,7 +224,8 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
   cmd->add_option("--min-bytes", o->min_bytes, "smallest message size")->capture_default_str();
   cmd->add_option("--max-bytes", o->max_bytes, "largest message size")->capture_default_str();
   cmd->add_option("--step-factor", o->step_factor, "size multiplier between rows")->capture_default_str();
-  cmd->add_option("--chunk-bytes", o->chunk_bytes, "pipeline chunk (broadcast, tree)")->capture_default_str();
+  cmd->add_option("--chunk-bytes", o->chunk_bytes, "pipeline chunk (broadcasts, tree all-reduce)")
+      ->capture_default_str();
   cmd->add_option("--fidelity", o->fidelity, "packet | flow (default: the cluster spec's network.fidelity)");
   cmd->add_option("--local-gpus", o->local_gpus,
                   "hierarchical: group GPUs per node (0 = the node's GPUs in the group)")

@@ -36,7 +36,27 @@ std::string_view to_string(Algorithm a) {
 }
 
 bool supports(Algorithm algorithm, Collective collective) {
-  return algorithm == Algorithm::kRing || collective == Collective::kAllReduce;
+  switch (algorithm) {
+    case Algorithm::kRing:
+      return true;
+    case Algorithm::kTree:
+      return collective == Collective::kAllReduce || collective == Collective::kBroadcast;
+    case Algorithm::kHierarchical:
+      return collective == Collective::kAllReduce || collective == Collective::kReduceScatter ||
+             collective == Collective::kAllGather;
+  }
+  return false;
+}
+
+std::string supported_collectives(Algorithm algorithm) {
+  std::string out;
+  for (const Collective c : {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter,
+                             Collective::kAllToAll, Collective::kBroadcast}) {
+    if (!supports(algorithm, c)) continue;
+    if (!out.empty()) out += ", ";
+    out += to_string(c);
+  }
+  return out;
 }
 
 std::string_view to_string(Collective c) {
@@ -90,10 +110,22 @@ CollectiveProgram::CollectiveProgram(Collective collective, Algorithm algorithm,
   if (group.count > 65535) throw std::invalid_argument("collective group: at most 65535 GPUs");
   if (!supports(algorithm, collective)) {
     throw std::invalid_argument("collective: the " + std::string(to_string(algorithm)) +
-                                " algorithm implements " + "allreduce only");
+                                " algorithm implements " + supported_collectives(algorithm) + ", not " +
+                                std::string(to_string(collective)));
   }
-  if (algorithm == Algorithm::kTree) tree_.emplace(group.count, bytes, chunk_bytes_);
-  if (algorithm == Algorithm::kHierarchical) hierarchical_.emplace(group.count, local_size, bytes);
+  if (algorithm == Algorithm::kTree) {
+    if (collective == Collective::kBroadcast) {
+      tree_broadcast_.emplace(group.count, bytes, chunk_bytes_);
+    } else {
+      tree_.emplace(group.count, bytes, chunk_bytes_);
+    }
+  }
+  if (algorithm == Algorithm::kHierarchical) {
+    const auto kind = collective == Collective::kReduceScatter ? HierarchicalSchedule::Kind::kReduceScatter
+                      : collective == Collective::kAllGather   ? HierarchicalSchedule::Kind::kAllGather
+                                                               : HierarchicalSchedule::Kind::kAllReduce;
+    hierarchical_.emplace(kind, group.count, local_size, bytes);
+  }
 }
 
 std::optional<GpuOp> CollectiveProgram::to_gpu_op(const std::optional<RankOp>& op) const {
@@ -118,6 +150,7 @@ std::optional<GpuOp> CollectiveProgram::op(std::uint32_t gpu, std::uint64_t inde
   if (!rank || group_.count == 1) return std::nullopt;
   const std::uint64_t n = group_.count;
   if (tree_) return to_gpu_op(tree_->op(*rank, index));
+  if (tree_broadcast_) return to_gpu_op(tree_broadcast_->op(*rank, index));
   if (hierarchical_) return to_gpu_op(hierarchical_->op(*rank, index));
   switch (collective_) {
     case Collective::kAllReduce:

@@ -1,10 +1,10 @@
 // Collectives as GPU programs: each GPU's op stream for a collective over a group is computed lazily from
 // (gpu, op index), decomposed into Send/Recv/Wait ops. Ring algorithms: all-reduce (reduce-scatter then
 // all-gather, 2(n-1) steps of S/n), all-gather and reduce-scatter (n-1 steps of S/n), broadcast (chunked
-// pipeline down the ring), and all-to-all (pairwise, all posted at once). All-reduce also runs as a
-// pipelined double binary tree or hierarchically (in-node reduce-scatter, per-rail ring across nodes,
-// in-node all-gather); see tree_collectives.hpp. Reduction arithmetic is not charged as compute (it
-// overlaps with communication on real GPUs).
+// pipeline down the ring), and all-to-all (pairwise, all posted at once). Tree: all-reduce and broadcast
+// as a pipelined double binary tree (tree_collectives.hpp). Hierarchical: all-reduce, reduce-scatter and
+// all-gather as rings inside the nodes and per-rail rings across them (hierarchical_collectives.hpp).
+// Reduction arithmetic is not charged as compute (it overlaps with communication on real GPUs).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "models/cluster/gpu_program.hpp"
+#include "models/cluster/hierarchical_collectives.hpp"
 #include "models/cluster/tree_collectives.hpp"
 
 namespace warpsim::cluster {
@@ -24,8 +25,11 @@ std::optional<Collective> parse_collective(std::string_view name);
 std::optional<Algorithm> parse_algorithm(std::string_view name);
 std::string_view to_string(Collective c);
 std::string_view to_string(Algorithm a);
-// Whether `algorithm` implements `collective` (ring: all; tree and hierarchical: all-reduce).
+// Whether `algorithm` implements `collective` (ring: all; tree: all-reduce, broadcast; hierarchical:
+// all-reduce, reduce-scatter, all-gather).
 bool supports(Algorithm algorithm, Collective collective);
+// The collectives `algorithm` implements, for messages: "allreduce, broadcast".
+std::string supported_collectives(Algorithm algorithm);
 // nccl-tests' bus bandwidth factor: busbw = algbw * factor(n).
 double bus_factor(Collective c, std::uint32_t n);
 
@@ -43,8 +47,9 @@ struct GpuGroup {
 class CollectiveProgram final : public GpuProgram {
  public:
   // `bytes` follows nccl-tests: the all-reduce/broadcast buffer, the total all-gather output, the total
-  // reduce-scatter input, the total all-to-all buffer per GPU. `chunk_bytes` pipelines broadcast and the
-  // tree. `local_size`: group ranks per node for the hierarchical algorithm (must divide the group size).
+  // reduce-scatter input, the total all-to-all buffer per GPU. `chunk_bytes` pipelines the broadcasts and
+  // the tree all-reduce. `local_size`: group ranks per node for the hierarchical algorithms (must divide
+  // the group size). Throws std::invalid_argument for an algorithm that does not implement `collective`.
   CollectiveProgram(Collective collective, Algorithm algorithm, GpuGroup group, std::uint64_t bytes,
                     std::uint64_t chunk_bytes = 1 << 20, std::uint32_t local_size = 1);
   std::optional<GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
@@ -60,7 +65,8 @@ class CollectiveProgram final : public GpuProgram {
   Collective collective_;
   GpuGroup group_;
   std::optional<TreeAllReduce> tree_;
-  std::optional<HierarchicalAllReduce> hierarchical_;
+  std::optional<TreeBroadcast> tree_broadcast_;
+  std::optional<HierarchicalSchedule> hierarchical_;
   std::uint64_t bytes_;
   std::uint64_t chunk_bytes_;
 };

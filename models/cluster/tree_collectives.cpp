@@ -1,4 +1,4 @@
-// Double binary tree and hierarchical all-reduce schedules (see tree_collectives.hpp).
+// Double binary tree all-reduce and broadcast schedules (see tree_collectives.hpp).
 #include "models/cluster/tree_collectives.hpp"
 
 #include <algorithm>
@@ -21,31 +21,6 @@ std::int64_t parent_of(std::uint32_t n, std::uint32_t p) {
   const std::uint64_t up = std::uint64_t{p ^ b} | (std::uint64_t{b} << 1);
   // Beyond the last position, the subtree was cut: hang on the next ancestor to the left.
   return up < n ? static_cast<std::int64_t>(up) : static_cast<std::int64_t>(p ^ b);
-}
-
-std::uint64_t share(std::uint64_t bytes, std::uint64_t parts, std::uint64_t index) {
-  return bytes / parts + (index < bytes % parts ? 1 : 0);
-}
-
-RankOp send(std::uint32_t peer, std::uint64_t bytes, std::uint64_t tag) {
-  return {OpKind::kSend, peer, bytes, static_cast<std::uint32_t>(tag)};
-}
-RankOp recv(std::uint32_t peer, std::uint64_t bytes, std::uint64_t tag) {
-  return {OpKind::kRecv, peer, bytes, static_cast<std::uint32_t>(tag)};
-}
-
-// Sub-op `sub` (send, recv, wait) of ring step `s` for position k of K whose neighbours are `right` and
-// `left`, moving slices of `total` cut K ways: send slice k - s, receive slice k - s - 1.
-RankOp ring_op(std::uint64_t k, std::uint64_t K, std::uint64_t s, std::uint64_t sub, std::uint32_t right,
-               std::uint32_t left, std::uint64_t total, std::uint64_t tag) {
-  switch (sub) {
-    case 0:
-      return send(right, share(total, K, (k + K - s % K) % K), tag);
-    case 1:
-      return recv(left, share(total, K, (k + 2 * K - s % K - 1) % K), tag);
-    default:
-      return RankOp{};
-  }
 }
 
 }  // namespace
@@ -89,7 +64,7 @@ std::uint32_t binary_tree_depth(std::uint32_t n) {
 
 TreeAllReduce::TreeAllReduce(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes)
     : n_(n),
-      half_{share(bytes, 2, 0), share(bytes, 2, 1)},
+      half_{slice_bytes(bytes, 2, 0), slice_bytes(bytes, 2, 1)},
       chunk_bytes_(std::max<std::uint64_t>(1, chunk_bytes)) {
   if (n == 0) throw std::invalid_argument("tree all-reduce: empty group");
   chunks_ = std::max<std::uint64_t>(1, (half_[0] + chunk_bytes_ - 1) / chunk_bytes_);
@@ -163,6 +138,16 @@ static SlotOp locate(std::uint64_t i, const std::array<std::uint64_t, 2>& off,
   throw std::logic_error("tree all-reduce: op index beyond the phase");
 }
 
+// Ops of a phase: every chunk's receives and sends of both trees, plus one wait per non-empty slot.
+static std::uint64_t phase_ops(const std::array<std::uint64_t, 2>& off, const std::array<TreeRole, 2>& role,
+                               std::uint64_t chunks) {
+  const std::uint64_t first = std::min(off[0], off[1]), last = std::max(off[0], off[1]) + chunks;
+  std::uint64_t slots = last - first;
+  const std::uint64_t gap = std::max(off[0], off[1]) - std::min(off[0], off[1]);
+  if (gap > chunks) slots -= gap - chunks;
+  return slots + chunks * (role[0].receives + role[0].sends + role[1].receives + role[1].sends);
+}
+
 // Two phases, then a final wait. Reduce: per tree and chunk, receive from the tree's children, then send
 // to the parent; broadcast: receive from the parent, then send to the children. A single wait covers
 // everything posted, and a rank can be the other's parent in tree A and its child in tree B, so stages
@@ -191,17 +176,10 @@ std::optional<RankOp> TreeAllReduce::op(std::uint32_t rank, std::uint64_t index)
       down[t].from[down[t].receives++] = parent;
     }
   }
-  // Ops per phase: every chunk's receives and sends of both trees, plus one wait per non-empty slot.
-  auto phase_ops = [&](const std::array<std::uint64_t, 2>& off, const std::array<TreeRole, 2>& role) {
-    const std::uint64_t first = std::min(off[0], off[1]), last = std::max(off[0], off[1]) + chunks_;
-    std::uint64_t slots = last - first;
-    const std::uint64_t gap = std::max(off[0], off[1]) - std::min(off[0], off[1]);
-    if (gap > chunks_) slots -= gap - chunks_;
-    return slots + chunks_ * (role[0].receives + role[0].sends + role[1].receives + role[1].sends);
-  };
   const std::array<std::uint64_t, 2> up_off{2 * (depth_ - depth[0]), 2 * (depth_ - depth[1])};
   const std::array<std::uint64_t, 2> down_off{2 * depth[0], 2 * depth[1]};
-  const std::uint64_t reduce_ops = phase_ops(up_off, up), broadcast_ops = phase_ops(down_off, down);
+  const std::uint64_t reduce_ops = phase_ops(up_off, up, chunks_),
+                      broadcast_ops = phase_ops(down_off, down, chunks_);
   if (index >= reduce_ops + broadcast_ops) {
     return index == reduce_ops + broadcast_ops ? std::optional<RankOp>(RankOp{}) : std::nullopt;
   }
@@ -215,34 +193,55 @@ std::optional<RankOp> TreeAllReduce::op(std::uint32_t rank, std::uint64_t index)
   return where.op;
 }
 
-HierarchicalAllReduce::HierarchicalAllReduce(std::uint32_t n, std::uint32_t local, std::uint64_t bytes)
-    : n_(n), local_(local), nodes_(local == 0 ? 0 : n / local), bytes_(bytes) {
-  if (local == 0 || n == 0 || n % local != 0)
-    throw std::invalid_argument(
-        "hierarchical all-reduce: the group size must be a multiple of the node size");
+TreeBroadcast::TreeBroadcast(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes)
+    : n_(n),
+      half_{slice_bytes(bytes, 2, 0), slice_bytes(bytes, 2, 1)},
+      chunk_bytes_(std::max<std::uint64_t>(1, chunk_bytes)) {
+  if (n == 0) throw std::invalid_argument("tree broadcast: empty group");
+  chunks_ = std::max<std::uint64_t>(1, (half_[0] + chunk_bytes_ - 1) / chunk_bytes_);
 }
 
-// Steps (3 ops each: send, recv, wait; tag = step): L-1 reduce-scatter steps in the node, 2(M-1) ring
-// all-reduce steps across nodes on the slice this rank owns, L-1 all-gather steps in the node.
-std::optional<RankOp> HierarchicalAllReduce::op(std::uint32_t rank, std::uint64_t index) const {
+std::uint64_t TreeBroadcast::chunk_size(std::uint32_t tree, std::uint64_t chunk) const {
+  const std::uint64_t start = chunk * chunk_bytes_;
+  return start >= half_[tree] ? 0 : std::min(chunk_bytes_, half_[tree] - start);
+}
+
+// One phase like the all-reduce's broadcast phase: a rank at (effective) depth d handles chunk c of a tree
+// at slot c + 2d, receiving from its parent, waiting, then sending to its children. In tree B rank 0 is the
+// virtual parent of the root (depth 0, sending only) and every other rank sits one level deeper than its
+// position's depth, so a send still sits two slots before the receiving rank's wait for it.
+std::optional<RankOp> TreeBroadcast::op(std::uint32_t rank, std::uint64_t index) const {
   if (n_ < 2 || rank >= n_) return std::nullopt;
-  const std::uint64_t L = local_, M = nodes_;
-  const std::uint64_t l = rank % L, m = rank / L;
-  const std::uint64_t step = index / 3, sub = index % 3;
-  const std::uint64_t intra = L - 1, inter = 2 * (M - 1);
-  if (step >= 2 * intra + inter) return std::nullopt;
-  if (sub == 2) return RankOp{};
-  if (step < intra || step >= intra + inter) {
-    const std::uint64_t s = step < intra ? step : step - inter;  // all-gather continues the ring's steps
-    const auto right = static_cast<std::uint32_t>(m * L + (l + 1) % L);
-    const auto left = static_cast<std::uint32_t>(m * L + (l + L - 1) % L);
-    return ring_op(l, L, s, sub, right, left, bytes_, step);
+  std::array<TreeRole, 2> down{};
+  std::array<std::uint64_t, 2> off{};
+  const TreeLinks a = binary_tree_links(n_, rank);
+  if (a.parent >= 0) down[0].from[down[0].receives++] = static_cast<std::uint32_t>(a.parent);
+  for (const std::int64_t c : a.children) {
+    if (c >= 0) down[0].to[down[0].sends++] = static_cast<std::uint32_t>(c);
   }
-  // After the reduce-scatter, local rank l holds slice l + 1 of the node's buffer, fully reduced.
-  const std::uint64_t slice = share(bytes_, L, (l + 1) % L);
-  const auto right = static_cast<std::uint32_t>((m + 1) % M * L + l);
-  const auto left = static_cast<std::uint32_t>((m + M - 1) % M * L + l);
-  return ring_op(m, M, step - intra, sub, right, left, slice, step);
+  off[0] = 2 * depth_in_tree(n_, rank);
+  if (rank == 0) {
+    down[1].to[down[1].sends++] = tree_rank(n_, 1, 0);
+  } else {
+    const std::uint32_t position = tree_position(n_, 1, rank);
+    const TreeLinks b = binary_tree_links(n_, position);
+    down[1].from[down[1].receives++] =
+        b.parent < 0 ? 0u : tree_rank(n_, 1, static_cast<std::uint32_t>(b.parent));
+    for (const std::int64_t c : b.children) {
+      if (c < 0) continue;
+      const std::uint32_t child = tree_rank(n_, 1, static_cast<std::uint32_t>(c));
+      if (child != 0) down[1].to[down[1].sends++] = child;
+    }
+    off[1] = 2 * (depth_in_tree(n_, position) + 1);
+  }
+  const std::uint64_t ops = phase_ops(off, down, chunks_);
+  if (index >= ops) return index == ops ? std::optional<RankOp>(RankOp{}) : std::nullopt;
+  SlotOp where = locate(index, off, down, chunks_);
+  if (where.op.kind != OpKind::kWait) {
+    where.op.bytes = chunk_size(where.tree, where.chunk);
+    where.op.tag = static_cast<std::uint32_t>(where.chunk * 2 + where.tree);
+  }
+  return where.op;
 }
 
 }  // namespace warpsim::cluster

@@ -1,19 +1,21 @@
-// Tree and hierarchical all-reduce schedules over group ranks 0..n-1: op i of rank r is computed on
-// demand, with peers as group ranks, so both the `collective` micro-benchmark (CollectiveProgram) and a
-// workload adapter can map them onto their own GPUs and tags.
+// Tree schedules over group ranks 0..n-1: op i of rank r is computed on demand, with peers as group ranks,
+// so both the `collective` micro-benchmark (CollectiveProgram) and a workload adapter can map them onto
+// their own GPUs and tags. (The two-level ring schedules are in hierarchical_collectives.hpp.)
 //
-// Double binary tree: two binary trees over the ranks, each reducing then broadcasting half the buffer in
-// chunks (pipelined: a rank forwards chunk c while its children already send chunk c+1; stages are skewed
-// by tree level so that one program with one kind of wait serves both trees without stalls). Tree A is
-// an in-order tree on positions: position p with lowest set bit b has children p - b/2 and p + b/2 (the right
-// one shrinks towards p while out of range); odd positions are leaves; position 0 is the root, with the
-// highest power of two below n as its only child. Tree B places rank r at position n-1-r (n even) or
-// (r+1) mod n (n odd), so tree A's leaves are tree B's inner ranks and every rank receives and sends about
-// S bytes in each phase: time ~ 2 S/B + 4 depth x chunk/B + latencies.
+// Double binary tree: two binary trees over the ranks, each carrying half the buffer in chunks (pipelined:
+// a rank forwards chunk c while the next level already handles chunk c+1; stages are skewed by tree level
+// so that one program with one kind of wait serves both trees without stalls). Tree A is an in-order tree
+// on positions: position p with lowest set bit b has children p - b/2 and p + b/2 (the right one shrinks
+// towards p while out of range); odd positions are leaves; position 0 is the root, with the highest power
+// of two below n as its only child. Tree B places rank r at position n-1-r (n even) or (r+1) mod n (n odd),
+// so tree A's leaves are tree B's inner ranks and every rank receives and sends about S per phase.
 //
-// Hierarchical: ranks form nodes of `local` consecutive ranks. Ring reduce-scatter inside each node (slices
-// S/local), ring all-reduce of slice l across the nodes among the ranks with local index l (one ring per
-// rail), ring all-gather inside each node: time ~ 2(L-1)/L S/B_local + 2(M-1)/M (S/L)/B_net + latencies.
+// All-reduce: each tree reduces its half up, then broadcasts it down:
+// time ~ 2 S/B + 4 depth x chunk/B + latencies.
+// Broadcast (root = rank 0): half A goes down tree A from its root, rank 0; half B goes from rank 0 to tree
+// B's root (rank n-1), then down tree B, where rank 0 is a leaf that already has the data and is skipped.
+// Every rank sends and receives about S: time ~ S/B + pipeline fill (see docs/validation.md), with a
+// latency of about log2(n) hops instead of the ring's n-1.
 #pragma once
 
 #include <array>
@@ -31,6 +33,11 @@ struct RankOp {
   std::uint64_t bytes = 0;
   std::uint32_t tag = 0;
 };
+
+// Size of part `index` of `bytes` cut into `parts` near-equal parts (the first bytes % parts get one more).
+inline std::uint64_t slice_bytes(std::uint64_t bytes, std::uint64_t parts, std::uint64_t index) {
+  return bytes / parts + (index < bytes % parts ? 1 : 0);
+}
 
 // Links of tree position `p` of the in-order binary tree on positions 0..n-1 (-1: none).
 struct TreeLinks {
@@ -60,15 +67,20 @@ class TreeAllReduce {
   std::uint64_t depth_;  // levels below the root
 };
 
-class HierarchicalAllReduce {
+// Pipelined broadcast from rank 0 down the double binary tree (see the file comment).
+class TreeBroadcast {
  public:
-  // `local`: ranks per node (n must be a multiple).
-  HierarchicalAllReduce(std::uint32_t n, std::uint32_t local, std::uint64_t bytes);
+  TreeBroadcast(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes);
   std::optional<RankOp> op(std::uint32_t rank, std::uint64_t index) const;
+  std::uint64_t chunks() const { return chunks_; }  // per tree
 
  private:
-  std::uint32_t n_, local_, nodes_;
-  std::uint64_t bytes_;
+  std::uint64_t chunk_size(std::uint32_t tree, std::uint64_t chunk) const;
+
+  std::uint32_t n_;
+  std::array<std::uint64_t, 2> half_;
+  std::uint64_t chunk_bytes_;
+  std::uint64_t chunks_;
 };
 
 }  // namespace warpsim::cluster

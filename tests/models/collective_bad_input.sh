@@ -36,6 +36,15 @@ expect_usage_error "$np" "--op" collective --cluster "$GOOD" --op allsum
 expect_usage_error "$np" "--algo" collective --cluster "$GOOD" --algo butterfly
 expect_usage_error "$np" "--algorithm" collective --cluster "$GOOD" --algorithm tree --op alltoall
 expect_usage_error "$np" "--local-gpus" collective --cluster "$GOOD" --algorithm hierarchical --local-gpus 3
+expect_usage_error "$np" "--algorithm: tree does not implement --op reducescatter" collective --cluster "$GOOD" \
+  --algorithm tree --op reducescatter
+expect_usage_error "$np" "hierarchical implements allreduce, allgather, reducescatter" collective \
+  --cluster "$GOOD" --algorithm hierarchical --op broadcast
+expect_usage_error "$np" "--algorithm" collective --cluster "$GOOD" --algorithm hierarchical --op alltoall
+expect_usage_error "$np" "--local-gpus" collective --cluster "$GOOD" --algorithm hierarchical --op reducescatter \
+  --local-gpus 3
+expect_usage_error "$np" "--local-gpus" collective --cluster "$GOOD" --algorithm hierarchical --op allgather \
+  --gpus 6 --local-gpus 4
 expect_usage_error "$np" "--fidelity" collective --cluster "$GOOD" --fidelity fluid
 expect_usage_error "$np" "network.fidelity" collective --cluster "$TMP/fidelity.textproto"
 expect_usage_error "$np" "network.switching" collective --cluster "$TMP/switching.textproto"

@@ -158,16 +158,5 @@ TEST(HierarchicalAllReduce, MatchesTheTwoLevelFormula) {
   EXPECT_LT(hier.finish, ring.finish);
 }
 
-TEST(CollectiveAlgorithms, OnlyAllReduceHasTreeAndHierarchical) {
-  EXPECT_TRUE(supports(Algorithm::kTree, Collective::kAllReduce));
-  EXPECT_FALSE(supports(Algorithm::kTree, Collective::kAllGather));
-  EXPECT_FALSE(supports(Algorithm::kHierarchical, Collective::kBroadcast));
-  EXPECT_THROW(CollectiveProgram(Collective::kAllToAll, Algorithm::kTree, GpuGroup{0, 4, 1}, 1024),
-               std::invalid_argument);
-  EXPECT_THROW(CollectiveProgram(Collective::kAllReduce, Algorithm::kHierarchical, GpuGroup{0, 6, 1}, 1024,
-                                 1 << 20, 4),
-               std::invalid_argument);
-}
-
 }  // namespace
 }  // namespace warpsim::cluster
