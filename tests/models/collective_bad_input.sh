@@ -45,6 +45,11 @@ expect_usage_error "$np" "--local-gpus" collective --cluster "$GOOD" --algorithm
   --local-gpus 3
 expect_usage_error "$np" "--local-gpus" collective --cluster "$GOOD" --algorithm hierarchical --op allgather \
   --gpus 6 --local-gpus 4
+# Every algorithm runs on the torus too (tests/models/collective_rank_invariance.sh); the same checks apply.
+expect_usage_error "$np" "--algorithm: tree does not implement --op allgather" collective \
+  --cluster "$EXAMPLES/torus_2d_16gpu.textproto" --algorithm tree --op allgather
+expect_usage_error "$np" "--local-gpus" collective --cluster "$EXAMPLES/torus_2d_16gpu.textproto" \
+  --algorithm hierarchical --op reducescatter --local-gpus 5
 expect_usage_error "$np" "--fidelity" collective --cluster "$GOOD" --fidelity fluid
 expect_usage_error "$np" "network.fidelity" collective --cluster "$TMP/fidelity.textproto"
 expect_usage_error "$np" "network.switching" collective --cluster "$TMP/switching.textproto"
