@@ -216,7 +216,9 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
   cmd->add_option("--cluster", o->cluster, "ClusterSpec file (protobuf text format or JSON)");
   cmd->add_option("--op", o->op, "allreduce | allgather | reducescatter | alltoall | broadcast")
       ->capture_default_str();
-  cmd->add_option("--algorithm,--algo", o->algo, "ring | tree (double binary tree) | hierarchical")
+  cmd->add_option("--algorithm,--algo", o->algo,
+                  "ring (every op) | tree (double binary tree: allreduce, broadcast) | "
+                  "hierarchical (allreduce, allgather, reducescatter)")
       ->capture_default_str();
   cmd->add_option("--gpus", o->gpus, "GPUs in the group (0 = all from --first)")->capture_default_str();
   cmd->add_option("--first", o->first, "first GPU of the group")->capture_default_str();
