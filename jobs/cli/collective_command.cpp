@@ -218,7 +218,7 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
       ->capture_default_str();
   cmd->add_option("--algorithm,--algo", o->algo,
                   "ring (every op) | tree (double binary tree: allreduce, broadcast) | "
-                  "hierarchical (allreduce, allgather, reducescatter)")
+                  "hierarchical (all but alltoall)")
       ->capture_default_str();
   cmd->add_option("--gpus", o->gpus, "GPUs in the group (0 = all from --first)")->capture_default_str();
   cmd->add_option("--first", o->first, "first GPU of the group")->capture_default_str();

@@ -42,8 +42,7 @@ bool supports(Algorithm algorithm, Collective collective) {
     case Algorithm::kTree:
       return collective == Collective::kAllReduce || collective == Collective::kBroadcast;
     case Algorithm::kHierarchical:
-      return collective == Collective::kAllReduce || collective == Collective::kReduceScatter ||
-             collective == Collective::kAllGather;
+      return collective != Collective::kAllToAll;
   }
   return false;
 }
@@ -120,7 +119,9 @@ CollectiveProgram::CollectiveProgram(Collective collective, Algorithm algorithm,
       tree_.emplace(group.count, bytes, chunk_bytes_);
     }
   }
-  if (algorithm == Algorithm::kHierarchical) {
+  if (algorithm == Algorithm::kHierarchical && collective == Collective::kBroadcast) {
+    hierarchical_broadcast_.emplace(group.count, local_size, bytes, chunk_bytes_);
+  } else if (algorithm == Algorithm::kHierarchical) {
     const auto kind = collective == Collective::kReduceScatter ? HierarchicalSchedule::Kind::kReduceScatter
                       : collective == Collective::kAllGather   ? HierarchicalSchedule::Kind::kAllGather
                                                                : HierarchicalSchedule::Kind::kAllReduce;
@@ -151,6 +152,7 @@ std::optional<GpuOp> CollectiveProgram::op(std::uint32_t gpu, std::uint64_t inde
   const std::uint64_t n = group_.count;
   if (tree_) return to_gpu_op(tree_->op(*rank, index));
   if (tree_broadcast_) return to_gpu_op(tree_broadcast_->op(*rank, index));
+  if (hierarchical_broadcast_) return to_gpu_op(hierarchical_broadcast_->op(*rank, index));
   if (hierarchical_) return to_gpu_op(hierarchical_->op(*rank, index));
   switch (collective_) {
     case Collective::kAllReduce:

@@ -3,7 +3,8 @@
 // all-gather, 2(n-1) steps of S/n), all-gather and reduce-scatter (n-1 steps of S/n), broadcast (chunked
 // pipeline down the ring), and all-to-all (pairwise, all posted at once). Tree: all-reduce and broadcast
 // as a pipelined double binary tree (tree_collectives.hpp). Hierarchical: all-reduce, reduce-scatter and
-// all-gather as rings inside the nodes and per-rail rings across them (hierarchical_collectives.hpp).
+// all-gather as rings inside the nodes and per-rail rings across them, broadcast as a pipelined chain of
+// node leaders with a chain in each node (hierarchical_collectives.hpp).
 // Reduction arithmetic is not charged as compute (it overlaps with communication on real GPUs).
 #pragma once
 
@@ -26,7 +27,7 @@ std::optional<Algorithm> parse_algorithm(std::string_view name);
 std::string_view to_string(Collective c);
 std::string_view to_string(Algorithm a);
 // Whether `algorithm` implements `collective` (ring: all; tree: all-reduce, broadcast; hierarchical:
-// all-reduce, reduce-scatter, all-gather).
+// all but all-to-all).
 bool supports(Algorithm algorithm, Collective collective);
 // The collectives `algorithm` implements, for messages: "allreduce, broadcast".
 std::string supported_collectives(Algorithm algorithm);
@@ -67,6 +68,7 @@ class CollectiveProgram final : public GpuProgram {
   std::optional<TreeAllReduce> tree_;
   std::optional<TreeBroadcast> tree_broadcast_;
   std::optional<HierarchicalSchedule> hierarchical_;
+  std::optional<HierarchicalBroadcast> hierarchical_broadcast_;
   std::uint64_t bytes_;
   std::uint64_t chunk_bytes_;
 };

@@ -1,6 +1,8 @@
 // Two-level ring schedules (see hierarchical_collectives.hpp).
 #include "models/cluster/hierarchical_collectives.hpp"
 
+#include <algorithm>
+#include <array>
 #include <stdexcept>
 
 namespace warpsim::cluster {
@@ -81,6 +83,47 @@ std::optional<RankOp> HierarchicalSchedule::op(std::uint32_t rank, std::uint64_t
     }
   }
   return std::nullopt;
+}
+
+HierarchicalBroadcast::HierarchicalBroadcast(std::uint32_t n, std::uint32_t local, std::uint64_t bytes,
+                                             std::uint64_t chunk_bytes)
+    : n_(n),
+      local_(local),
+      nodes_(local == 0 ? 0 : n / local),
+      bytes_(bytes),
+      chunk_bytes_(std::max<std::uint64_t>(1, chunk_bytes)),
+      chunks_(std::max<std::uint64_t>(1, (bytes + chunk_bytes_ - 1) / chunk_bytes_)) {
+  if (local == 0 || n == 0 || n % local != 0)
+    throw std::invalid_argument(
+        "hierarchical collective: the group size must be a multiple of the node size");
+}
+
+// Per chunk c (tag c): the root posts its sends, then waits; every other rank receives from its parent,
+// waits, then posts its sends (the next wait also covers them); a final wait ends every program. The
+// network child comes first, so the slower send starts first.
+std::optional<RankOp> HierarchicalBroadcast::op(std::uint32_t rank, std::uint64_t index) const {
+  if (n_ < 2 || rank >= n_) return std::nullopt;
+  const std::uint32_t L = local_, M = nodes_, l = rank % L, m = rank / L;
+  std::array<std::uint32_t, 2> children{};
+  std::uint64_t count = 0;
+  if (l == 0 && m + 1 < M) children[count++] = rank + L;
+  if (l + 1 < L) children[count++] = rank + 1;
+  const bool root = rank == 0;
+  const std::uint32_t parent = l > 0 ? rank - 1 : rank - L;
+  const std::uint64_t per_chunk = count + (root ? 1 : 2);
+  if (index >= chunks_ * per_chunk) {
+    return index == chunks_ * per_chunk ? std::optional<RankOp>(RankOp{}) : std::nullopt;
+  }
+  const std::uint64_t c = index / per_chunk, k = index % per_chunk;
+  const std::uint64_t size = bytes_ == 0 ? 0 : std::min(chunk_bytes_, bytes_ - c * chunk_bytes_);
+  const auto tag = static_cast<std::uint32_t>(c);
+  if (root) {
+    if (k < count) return RankOp{OpKind::kSend, children[k], size, tag};
+    return RankOp{};
+  }
+  if (k == 0) return RankOp{OpKind::kRecv, parent, size, tag};
+  if (k == 1) return RankOp{};
+  return RankOp{OpKind::kSend, children[k - 2], size, tag};
 }
 
 }  // namespace warpsim::cluster

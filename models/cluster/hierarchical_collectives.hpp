@@ -13,6 +13,11 @@
 //                   sends (L-1)/L S + (M-1)/M S/L per rank;
 //   all-gather:     per-rail all-gather across nodes (S/L), in-node all-gather (S); same bytes as RS.
 // Uncongested time: the sum of the phases' ring times, (steps x latency + bytes / bandwidth) each.
+//
+// Broadcast (HierarchicalBroadcast, root = rank 0): the node leaders (local index 0) form a chain across
+// the nodes on rail 0, and each node a chain over NVLink from its leader; chunks are pipelined down this
+// comb (receive chunk c, wait, forward it), so the network carries S once per node and the pipeline is
+// (M-1) + (L-1) hops deep instead of the flat ring's n-1.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +40,17 @@ class HierarchicalSchedule {
   Kind kind_;
   std::uint32_t n_, local_, nodes_;
   std::uint64_t bytes_;
+};
+
+class HierarchicalBroadcast {
+ public:
+  HierarchicalBroadcast(std::uint32_t n, std::uint32_t local, std::uint64_t bytes, std::uint64_t chunk_bytes);
+  std::optional<RankOp> op(std::uint32_t rank, std::uint64_t index) const;
+  std::uint64_t chunks() const { return chunks_; }
+
+ private:
+  std::uint32_t n_, local_, nodes_;
+  std::uint64_t bytes_, chunk_bytes_, chunks_;
 };
 
 }  // namespace warpsim::cluster

@@ -174,7 +174,7 @@ TEST(ClusterOracle, TreeAndHierarchicalAllReduce) {
                                              GpuGroup{0, 16, 1}, 256 << 10, 1 << 20, 4));
 }
 
-TEST(ClusterOracle, HierarchicalReduceScatterAllGatherAndTreeBroadcast) {
+TEST(ClusterOracle, HierarchicalReduceScatterAllGatherAndBroadcasts) {
   const ClusterParams p = example("fat_tree_2tier_16gpu.textproto");
   check_against_sequential(
       p, std::make_shared<CollectiveProgram>(Collective::kReduceScatter, Algorithm::kHierarchical,
@@ -184,6 +184,9 @@ TEST(ClusterOracle, HierarchicalReduceScatterAllGatherAndTreeBroadcast) {
                                                    GpuGroup{0, 16, 1}, 256 << 10, 1 << 20, 4));
   check_against_sequential(p, std::make_shared<CollectiveProgram>(Collective::kBroadcast, Algorithm::kTree,
                                                                   GpuGroup{0, 13, 1}, 256 << 10, 32 << 10));
+  check_against_sequential(
+      p, std::make_shared<CollectiveProgram>(Collective::kBroadcast, Algorithm::kHierarchical,
+                                             GpuGroup{0, 16, 1}, 256 << 10, 32 << 10, 4));
 }
 
 }  // namespace

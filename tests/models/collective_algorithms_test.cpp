@@ -136,6 +136,27 @@ TEST(TreeBroadcast, EveryRankReceivesTheBufferOnce) {
   }
 }
 
+TEST(HierarchicalBroadcast, LeadersCrossTheNetworkOnceAndNodesChainOverNvlink) {
+  for (const auto& [n, L] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
+           {16, 4}, {32, 8}, {12, 3}, {8, 1}, {8, 8}, {2, 2}, {6, 2}}) {
+    for (const std::uint64_t S : {std::uint64_t{0}, std::uint64_t{1000}, std::uint64_t{1} << 20}) {
+      SCOPED_TRACE(::testing::Message() << "n " << n << " L " << L << " S " << S);
+      const HierarchicalBroadcast b(n, L, S, 64 << 10);
+      const Traffic t = traffic(b, n, L);
+      EXPECT_TRUE(t.unmatched.empty()) << t.unmatched.size() << " unmatched (from, to, tag)";
+      EXPECT_TRUE(t.ends_with_wait);
+      const std::uint32_t M = n / L;
+      for (std::uint32_t r = 0; r < n; ++r) {
+        const std::uint32_t l = r % L, m = r / L;
+        EXPECT_EQ(t.received[r], r == 0 ? 0 : S) << "rank " << r;
+        EXPECT_EQ(t.inter[r], l == 0 && m + 1 < M ? S : 0) << "rank " << r;  // S once per node boundary
+        EXPECT_EQ(t.intra[r], l + 1 < L ? S : 0) << "rank " << r;
+      }
+    }
+  }
+  EXPECT_THROW(HierarchicalBroadcast(10, 4, 1024, 512), std::invalid_argument);
+}
+
 struct Ran {
   SimTime finish = 0;
   bool all_done = true;
@@ -253,6 +274,41 @@ TEST(TreeBroadcast, LargeMessagesMatchThePipelineModel) {
   }
 }
 
+// The comb's pipeline: K = ceil(S/c) chunks leave the root one per c/B_net + g (g as for the tree), then the
+// last chunk crosses M-1 network hops and L-1 NVLink hops, each a serialization, the hop latency and (with
+// packets) one packet's store-and-forward.
+double hierarchical_broadcast_model(const ClusterParams& p, double L, double M, double S, double c) {
+  const double B = p.links[0].bandwidth_gbps * 1e9 / 8, B_nv = p.nvlink.bandwidth_gbps * 1e9 / 8;
+  const double K = std::max(1.0, std::ceil(S / c));
+  c = std::min(c, S);
+  const bool packet = p.fidelity == Fidelity::kPacket;
+  const double g = seconds(2 * p.injection_latency_ps + (packet ? 0 : p.links[0].latency_ps));
+  const double a = seconds(2 * p.injection_latency_ps + 2 * p.links[0].latency_ps + p.switch_latency_ps);
+  const double a_nv = seconds(2 * p.injection_latency_ps + 2 * p.nvlink.latency_ps + p.switch_latency_ps);
+  const double packet_bytes = packet ? std::min<double>(p.packet_bytes, c) : 0;
+  return (K - 1) * (c / B + g) + (M - 1) * (c / B + a + packet_bytes / B) +
+         (L - 1) * (c / B_nv + a_nv + packet_bytes / B_nv);
+}
+
+TEST(HierarchicalBroadcast, MatchesThePipelineModel) {
+  // 4 nodes x 4 GPUs on radix-8 leaves (the leaders share rail 0's leaf).
+  for (const std::uint64_t bytes : {1ull << 20, 64ull << 20}) {
+    for (const Fidelity f : {Fidelity::kPacket, Fidelity::kFlow}) {
+      SCOPED_TRACE(::testing::Message() << name(f) << " " << bytes << " B");
+      const ClusterParams p = cluster(4, 4, 8, f);
+      const Ran r =
+          run(p, std::make_shared<CollectiveProgram>(Collective::kBroadcast, Algorithm::kHierarchical,
+                                                     GpuGroup{0, 16, 1}, bytes, 1 << 20, 4));
+      ASSERT_TRUE(r.all_done);
+      const double model = hierarchical_broadcast_model(p, 4, 4, static_cast<double>(bytes), 1 << 20);
+      const std::string key = std::string(name(f)) + "_" + std::to_string(bytes >> 20) + "MiB";
+      RecordProperty(key + "_us", std::to_string(seconds(r.finish) * 1e6));
+      RecordProperty(key + "_model_us", std::to_string(model * 1e6));
+      EXPECT_NEAR(seconds(r.finish) / model, 1.0, 0.05) << seconds(r.finish) << " vs " << model;
+    }
+  }
+}
+
 TEST(TreeBroadcast, SmallMessagesBeatTheRing) {
   // 1 KiB on 16 GPUs: the ring pipeline crosses 15 hops, the tree about depth + 1.
   const ClusterParams p = cluster(16, 1, 32, Fidelity::kPacket);
@@ -272,7 +328,9 @@ TEST(CollectiveAlgorithms, EachAlgorithmImplementsItsCollectives) {
   EXPECT_TRUE(supports(Algorithm::kHierarchical, Collective::kAllGather));
   EXPECT_FALSE(supports(Algorithm::kHierarchical, Collective::kAllToAll));
   EXPECT_EQ(supported_collectives(Algorithm::kTree), "allreduce, broadcast");
-  EXPECT_EQ(supported_collectives(Algorithm::kHierarchical), "allreduce, allgather, reducescatter");
+  EXPECT_TRUE(supports(Algorithm::kHierarchical, Collective::kBroadcast));
+  EXPECT_EQ(supported_collectives(Algorithm::kHierarchical),
+            "allreduce, allgather, reducescatter, broadcast");
   EXPECT_THROW(CollectiveProgram(Collective::kAllGather, Algorithm::kTree, GpuGroup{0, 4, 1}, 1024),
                std::invalid_argument);
   EXPECT_THROW(CollectiveProgram(Collective::kReduceScatter, Algorithm::kHierarchical, GpuGroup{0, 6, 1},

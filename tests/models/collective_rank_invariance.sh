@@ -41,10 +41,10 @@ $reference"
     done
   done
 done
-# The hierarchical reduce-scatter and all-gather and the tree broadcast: packet fat-tree, flow fat-tree and
+# The hierarchical reduce-scatter, all-gather and broadcast and the tree broadcast: packet fat-tree, flow fat-tree and
 # the packet torus, sequential against optimistic on 2 and 4 ranks (1 rank: ClusterOracle.* in-process).
 for spec in fat_tree_2tier_16gpu.textproto fat_tree_2tier_16gpu_flow.textproto torus_2d_16gpu.textproto; do
-  for case in "hierarchical reducescatter" "hierarchical allgather" "tree broadcast"; do
+  for case in "hierarchical reducescatter" "hierarchical allgather" "hierarchical broadcast" "tree broadcast"; do
     read -r algorithm op <<<"$case"
     args=(collective --cluster "$EXAMPLES/$spec" --algorithm "$algorithm" --op "$op" --min-bytes 256KiB
           --max-bytes 256KiB --chunk-bytes 32KiB)
