@@ -1,4 +1,4 @@
-// Hierarchical reduce-scatter and all-gather, and the double-binary-tree broadcast
+// Hierarchical reduce-scatter, all-gather and broadcast, and the double-binary-tree broadcast
 // (models/cluster/hierarchical_collectives.*, tree_collectives.*): the schedules alone (bytes each rank
 // sends on NVLink and on the network against the analytic counts, every send matched by one receive with
 // the same peers, tag and size, every rank ending with a wait), then simulated on the cluster model: every
