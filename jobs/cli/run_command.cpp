@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -61,6 +62,7 @@ struct Simulated {
   RunResult run;
   std::uint64_t lps = 0;
   std::uint64_t max_finish_ps = 0, max_busy_ps = 0, min_busy_ps = ~0ull, sum_busy_ps = 0, sum_bytes_sent = 0;
+  std::array<std::uint64_t, cluster::kWaitLabels> sum_blocked_ps{};  // per wait label, over the job's GPUs
   energy::ComponentTotals totals;  // per component kind, for the energy model (run_economics)
 };
 
@@ -105,7 +107,11 @@ Simulated simulate(const cluster::ClusterParams& params,
     sums[0] += s.busy_ps;
     sums[1] += s.done ? 0 : 1;
     sums[2] += s.bytes_sent;
+    const auto& clock = gpus.wait_clock(slot);
+    for (std::size_t l = 0; l < clock.blocked_ps.size(); ++l) out.sum_blocked_ps[l] += clock.blocked_ps[l];
   }
+  MPI_Allreduce(MPI_IN_PLACE, out.sum_blocked_ps.data(), static_cast<int>(out.sum_blocked_ps.size()),
+                MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, maxes, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, mins, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
@@ -305,6 +311,15 @@ int run_training(RunOptions o, int rank, int ranks) {
                         ? " stall seconds"
                         : " communication seconds"),
                ps_delta / ps / steps, 6);
+  }
+  // Where each GPU's stream stood blocked, by what its Wait was for (mean per GPU): a profiler's view, one
+  // simulation; pipeline waits include the bubble, and a data-loader read is waited for by the next Wait.
+  for (unsigned c = 0; c < static_cast<unsigned>(training::CommClass::kCount); ++c) {
+    const auto cls = static_cast<training::CommClass>(c);
+    const std::uint64_t blocked = main.sum_blocked_ps[training::wait_label(cls)];
+    if (blocked != 0)
+      report.add(std::string("blocked on ") + training::to_string(cls) + " seconds",
+                 static_cast<double>(blocked) / world / ps / steps, 6);
   }
   report.add("checkpoints per step",
              t.checkpoint_interval_steps() ? 1.0 / t.checkpoint_interval_steps() : 0.0, 4);

@@ -36,6 +36,7 @@ std::uint32_t GpuLp::add_lp(LpId id) {
   s.gpu = topo_.gpu_of(id);
   if (series_ != nullptr) series_->add_gpu(id);  // component local index == slot
   states_.push_back(std::move(s));
+  clocks_.emplace_back();
   return static_cast<std::uint32_t>(states_.size() - 1);
 }
 
@@ -186,10 +187,25 @@ void GpuLp::reverse(std::uint32_t slot, LpContext& ctx) {
 }
 
 void GpuLp::commit(std::uint32_t slot, LpContext& ctx) {
+  const auto& e = ctx.payload<GpuEvent>();
+  // Blocked time per wait label: an interval ends when the GPU leaves the Wait (or passes it and blocks on
+  // the next one) and starts at the Wait the event left the GPU blocked on (the op at the new pc).
+  const bool waiting = (e.result_flags & (kComputing | kDone)) == 0;
+  WaitClock& clock = clocks_[slot];
+  if (clock.open && (!waiting || e.ops_run != 0)) {
+    clock.blocked_ps[clock.label] += ctx.now() - clock.since;
+    clock.open = false;
+  }
+  if (waiting && !clock.open) {
+    clock.open = true;
+    clock.since = ctx.now();
+    clock.label =
+        std::min<std::uint8_t>(op_at(states_[slot], e.saved_pc + e.ops_run).wait_label, kWaitLabels - 1);
+  }
+
   if (series_ == nullptr) return;
   // The ops this event ran start now. A compute op stops the loop, so one that started here is the last
   // op run; only it is fetched again (op lookups cost as much as the rest of the handler).
-  const auto& e = ctx.payload<GpuEvent>();
   SeriesRecorder& rec = series_->recorder();
   const SeriesRecorder::Component c{series_->gpu_kind(), slot};
   const SimTime now = ctx.now();
@@ -201,7 +217,6 @@ void GpuLp::commit(std::uint32_t slot, LpContext& ctx) {
     if (op.flops != 0) rec.add_spread(c, gpu_metric::kFlops, now, end, op.flops);
     if (op.hbm_bytes != 0) rec.add_spread(c, gpu_metric::kHbmBytes, now, end, op.hbm_bytes);
   }
-  const bool waiting = (e.result_flags & (kComputing | kDone)) == 0;
   if (waiting != ((e.saved_flags & (kComputing | kDone)) == 0) || e.ops_run != 0)
     rec.set(c, gpu_metric::kCommWait, now, waiting ? 1.0 : 0.0);
 }

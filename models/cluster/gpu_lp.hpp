@@ -3,6 +3,7 @@
 // computation replays the ops between the saved and the current program counter backwards.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -11,8 +12,8 @@
 
 #include "engine/lp_type.hpp"
 #include "models/cluster/cluster_series.hpp"
-#include "models/cluster/topology.hpp"
 #include "models/cluster/gpu_program.hpp"
+#include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
 
@@ -35,6 +36,15 @@ class GpuLp final : public LpType {
     std::map<std::uint64_t, std::int32_t> balance;
   };
 
+  // Time the GPU's stream stood blocked on Waits, per wait label (GpuOp::wait_label). Kept by the commit
+  // handler, so it sees only committed history in timestamp order and needs no reverse.
+  struct WaitClock {
+    SimTime since = 0;       // start of the open blocked interval
+    std::uint8_t label = 0;  // the label of the Wait it is blocked on
+    bool open = false;
+    std::array<SimTime, kWaitLabels> blocked_ps{};
+  };
+
   GpuLp(const Topology& topology, std::shared_ptr<const GpuProgram> program)
       : topo_(topology), program_(std::move(program)) {}
   std::string_view name() const override { return "gpu"; }
@@ -53,6 +63,7 @@ class GpuLp final : public LpType {
 
   std::size_t size() const { return states_.size(); }
   const State& state(std::uint32_t slot) const { return states_[slot]; }
+  const WaitClock& wait_clock(std::uint32_t slot) const { return clocks_[slot]; }
   std::optional<std::uint32_t> slot_of(LpId id) const;
 
  private:
@@ -63,6 +74,7 @@ class GpuLp final : public LpType {
   const Topology& topo_;
   std::shared_ptr<const GpuProgram> program_;
   std::vector<State> states_;
+  std::vector<WaitClock> clocks_;
   ClusterSeries* series_ = nullptr;
 };
 

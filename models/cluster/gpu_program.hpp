@@ -19,8 +19,13 @@ enum class OpKind : std::uint8_t {
   kStorage,  // posts a request of `bytes` to storage target `peer` (tag 1 = write, 0 = read); non-blocking
 };
 
+// Labels a workload may put on its Waits (what the wait is for); the GPU LP adds up, per label, the time its
+// stream stood blocked on such waits. 0 = unlabelled.
+inline constexpr std::uint32_t kWaitLabels = 8;
+
 struct GpuOp {
   OpKind kind = OpKind::kWait;
+  std::uint8_t wait_label = 0;  // kWait: < kWaitLabels, see above
   std::uint32_t peer = 0;
   std::uint32_t tag = 0;
   std::uint64_t bytes = 0;
@@ -30,17 +35,21 @@ struct GpuOp {
   double hbm_bytes = 0;
 
   static GpuOp compute(SimTime duration, double flops = 0, double hbm_bytes = 0) {
-    return {OpKind::kCompute, 0, 0, 0, duration, flops, hbm_bytes};
+    return {OpKind::kCompute, 0, 0, 0, 0, duration, flops, hbm_bytes};
   }
   static GpuOp send(std::uint32_t peer, std::uint64_t bytes, std::uint32_t tag) {
-    return {OpKind::kSend, peer, tag, bytes, 0};
+    return {OpKind::kSend, 0, peer, tag, bytes, 0};
   }
   static GpuOp recv(std::uint32_t peer, std::uint64_t bytes, std::uint32_t tag) {
-    return {OpKind::kRecv, peer, tag, bytes, 0};
+    return {OpKind::kRecv, 0, peer, tag, bytes, 0};
   }
-  static GpuOp wait() { return {}; }
+  static GpuOp wait(std::uint8_t label = 0) {
+    GpuOp op;
+    op.wait_label = label;
+    return op;
+  }
   static GpuOp storage(std::uint32_t target, std::uint64_t bytes, bool write) {
-    return {OpKind::kStorage, target, write ? 1u : 0u, bytes, 0};
+    return {OpKind::kStorage, 0, target, write ? 1u : 0u, bytes, 0};
   }
 };
 

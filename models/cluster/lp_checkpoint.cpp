@@ -53,6 +53,11 @@ void GpuLp::save(std::uint32_t slot, std::ostream& out) const {
     put(out, key);
     put(out, count);
   }
+  const WaitClock& c = clocks_[slot];
+  put(out, c.since);
+  put(out, c.label);
+  put<std::uint8_t>(out, c.open);
+  for (SimTime t : c.blocked_ps) put(out, t);
 }
 
 void GpuLp::load(std::uint32_t slot, std::istream& in) {
@@ -76,7 +81,15 @@ void GpuLp::load(std::uint32_t slot, std::istream& in) {
     const auto key = get<std::uint64_t>(in);
     s.balance.emplace_hint(s.balance.end(), key, get<std::int32_t>(in));
   }
+  WaitClock c;
+  c.since = get<SimTime>(in);
+  c.label = get<std::uint8_t>(in);
+  if (c.label >= kWaitLabels)
+    throw CheckpointError("checkpoint data is malformed: GPU wait label out of range");
+  c.open = get<std::uint8_t>(in) != 0;
+  for (SimTime& t : c.blocked_ps) t = get<SimTime>(in);
   states_[slot] = std::move(s);
+  clocks_[slot] = c;
 }
 
 void NicLp::save(std::uint32_t slot, std::ostream& out) const {

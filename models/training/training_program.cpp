@@ -144,9 +144,10 @@ std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targe
   return 0;
 }
 
-GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
-             const workload::ComputeModel& compute, std::uint32_t storage_targets,
-             const CollectiveOptions& options) {
+namespace {
+GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
+                        const workload::ComputeModel& compute, std::uint32_t storage_targets,
+                        const CollectiveOptions& options) {
   switch (op.kind) {
     case OpKind::kCompute:
       return GpuOp::compute(op.fixed_duration_ps != 0
@@ -209,6 +210,16 @@ GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
       return GpuOp::storage(rank % storage_targets, std::max<std::uint64_t>(1, op.comm_bytes), false);
   }
   throw std::logic_error("expand: unknown op kind");
+}
+}  // namespace
+
+GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
+             const workload::ComputeModel& compute, std::uint32_t storage_targets,
+             const CollectiveOptions& options) {
+  GpuOp g = expand_unlabelled(op, rank, sub, compute, storage_targets, options);
+  if (g.kind == cluster::OpKind::kWait && op.kind != OpKind::kCompute)
+    g.wait_label = wait_label(comm_class(op));
+  return g;
 }
 
 TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,

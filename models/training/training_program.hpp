@@ -47,6 +47,11 @@ CommClass comm_class(const workload::Op& op);
 constexpr std::uint32_t bit(CommClass c) {
   return 1u << static_cast<unsigned>(c);
 }
+// The label expand() puts on a class's Waits (cluster::GpuOp::wait_label; 0 stays unlabelled), and back.
+constexpr std::uint8_t wait_label(CommClass c) {
+  return static_cast<std::uint8_t>(static_cast<unsigned>(c) + 1);
+}
+static_assert(static_cast<unsigned>(CommClass::kCount) < cluster::kWaitLabels);
 
 // How the adapter runs the collectives the spec lets it choose for (default: all rings).
 struct CollectiveOptions {
