@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::uint32_t kFormat = 1;
+constexpr std::uint32_t kFormat = 2;  // 2: GPU LPs save their wait clocks
 constexpr char kRankMagic[8] = {'W', 'S', 'C', 'K', 'R', 'A', 'N', 'K'};
 constexpr std::uint64_t kEndMarker = 0x444e454b43534b57ull;  // last field of a rank file
 constexpr const char* kManifestHeader = "warpsim checkpoint";
