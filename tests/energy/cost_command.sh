@@ -30,17 +30,10 @@ awk '/^(cost|reliability) \{/{keep=1} keep{print} /^\}/{keep=0}' "$TMP/spec.text
 with=$("$WARPSIM" cost "$TMP/bare.textproto" --with "$TMP/econ.textproto")
 [[ "$with" == "$est" ]] || { echo "FAIL: --with differs:"; diff <(echo "$est") <(echo "$with"); exit 1; }
 echo "ok --with"
-expect() {  # expect NAME PATTERN ARGS...
-  local name=$1 pattern=$2 code=0 err
-  shift 2
-  err=$("$WARPSIM" cost "$@" 2>&1 >/dev/null) || code=$?
-  [[ $code -eq 2 ]] || { echo "FAIL: $name exited $code, expected 2 ($err)"; exit 1; }
-  grep -q -- "$pattern" <<<"$err" || { echo "FAIL: $name: error does not name '$pattern': $err"; exit 1; }
-  echo "ok $name: $err"
-}
-expect no_sections "cost or reliability" "$TMP/bare.textproto"
-expect no_summary "--summary" "$TMP/spec.textproto" --summary "$TMP/nope.txt"
+source "$(dirname "$0")/../cli/expect_exit2.sh"
+expect_exit2 no_sections "cost or reliability" "$WARPSIM" cost "$TMP/bare.textproto"
+expect_exit2 no_summary "--summary" "$WARPSIM" cost "$TMP/spec.textproto" --summary "$TMP/nope.txt"
 echo "step seconds: 1" >"$TMP/short.txt"
-expect bad_summary "--summary" "$TMP/spec.textproto" --summary "$TMP/short.txt"
-expect no_with "--with" "$TMP/bare.textproto" --with "$TMP/nope.textproto"
-expect no_stall "reliability.checkpoint_seconds" "$SPEC"
+expect_exit2 bad_summary "--summary" "$WARPSIM" cost "$TMP/spec.textproto" --summary "$TMP/short.txt"
+expect_exit2 no_with "--with" "$WARPSIM" cost "$TMP/bare.textproto" --with "$TMP/nope.textproto"
+expect_exit2 no_stall "reliability.checkpoint_seconds" "$WARPSIM" cost "$SPEC"
