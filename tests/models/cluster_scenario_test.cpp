@@ -12,51 +12,10 @@
 #include "models/cluster/collectives.hpp"
 #include "models/cluster/fat_tree.hpp"
 #include "partition/block_map.hpp"
+#include "tests/models/sequential_cluster_run.hpp"
 
 namespace warpsim::cluster {
 namespace {
-
-// nodes x gpus_per_node on a 2-tier fat-tree with 400 Gb/s, 500 ns links.
-ClusterParams flat(std::uint32_t nodes, std::uint32_t gpus_per_node, std::uint32_t radix, double oversub) {
-  ClusterParams p;
-  p.nodes = nodes;
-  p.gpus_per_node = gpus_per_node;
-  p.tiers = 2;
-  p.radix = radix;
-  p.oversubscription = oversub;
-  p.links[0] = {400, 500 * kPicosPerNano};
-  p.links[1] = {400, 500 * kPicosPerNano};
-  return p;
-}
-
-struct Ran {
-  std::unique_ptr<ClusterModel> model;
-  RunResult result;
-  SimTime finish = 0;  // last GPU to finish
-  bool all_done = true;
-};
-
-Ran run(const ClusterParams& p, std::shared_ptr<const GpuProgram> program) {
-  Ran r;
-  r.model = std::make_unique<ClusterModel>(p, std::move(program));
-  EngineConfig config;
-  config.sync = SyncMode::kSequential;
-  config.end_time = 1000 * kPicosPerSecond;
-  config.progress_seconds = 0;
-  BlockLpMap map(r.model->lp_count(), 1);
-  Engine engine(*r.model, map, config, MPI_COMM_SELF);
-  r.result = engine.run();
-  const GpuLp& gpus = r.model->gpus();
-  for (std::uint32_t s = 0; s < gpus.size(); ++s) {
-    r.finish = std::max(r.finish, gpus.state(s).finish_ps);
-    r.all_done = r.all_done && gpus.state(s).done;
-  }
-  return r;
-}
-
-double seconds(SimTime ps) {
-  return static_cast<double>(ps) / static_cast<double>(kPicosPerSecond);
-}
 
 TEST(Scenario, RingAllReduceMatchesAnalyticModel) {
   // 4 nodes x 4 GPUs, group = rail 0 of every node: all four NICs hang off one leaf, so every ring step

@@ -19,6 +19,7 @@
 #include "models/cluster/hierarchical_collectives.hpp"
 #include "models/cluster/tree_collectives.hpp"
 #include "partition/block_map.hpp"
+#include "tests/models/sequential_cluster_run.hpp"
 
 namespace warpsim::cluster {
 namespace {
@@ -157,44 +158,6 @@ TEST(HierarchicalBroadcast, LeadersCrossTheNetworkOnceAndNodesChainOverNvlink) {
   EXPECT_THROW(HierarchicalBroadcast(10, 4, 1024, 512), std::invalid_argument);
 }
 
-struct Ran {
-  SimTime finish = 0;
-  bool all_done = true;
-};
-
-Ran run(const ClusterParams& p, std::shared_ptr<const GpuProgram> program) {
-  ClusterModel model(p, std::move(program));
-  EngineConfig config;
-  config.sync = SyncMode::kSequential;
-  config.end_time = 1000 * kPicosPerSecond;
-  config.progress_seconds = 0;
-  BlockLpMap map(model.lp_count(), 1);
-  Engine engine(model, map, config, MPI_COMM_SELF);
-  engine.run();
-  Ran r;
-  for (std::uint32_t s = 0; s < model.gpus().size(); ++s) {
-    r.finish = std::max(r.finish, model.gpus().state(s).finish_ps);
-    r.all_done = r.all_done && model.gpus().state(s).done;
-  }
-  return r;
-}
-
-double seconds(SimTime ps) {
-  return static_cast<double>(ps) / static_cast<double>(kPicosPerSecond);
-}
-
-ClusterParams cluster(std::uint32_t nodes, std::uint32_t gpus_per_node, std::uint32_t radix, Fidelity f) {
-  ClusterParams p;
-  p.nodes = nodes;
-  p.gpus_per_node = gpus_per_node;
-  p.tiers = 2;
-  p.radix = radix;
-  p.links[0] = {400, 500 * kPicosPerNano};
-  p.links[1] = {400, 500 * kPicosPerNano};
-  p.fidelity = f;
-  return p;
-}
-
 const char* name(Fidelity f) {
   return f == Fidelity::kFlow ? "flow" : "packet";
 }
@@ -206,7 +169,7 @@ TEST(HierarchicalReduceScatterAndAllGather, MatchTheTwoLevelFormula) {
   for (const Collective c : {Collective::kReduceScatter, Collective::kAllGather}) {
     for (const Fidelity f : {Fidelity::kPacket, Fidelity::kFlow}) {
       SCOPED_TRACE(::testing::Message() << to_string(c) << " " << name(f));
-      const ClusterParams p = cluster(4, 4, 8, f);
+      const ClusterParams p = flat(4, 4, 8, 1.0, f);
       const Ran r = run(p, std::make_shared<CollectiveProgram>(c, Algorithm::kHierarchical,
                                                                GpuGroup{0, 16, 1}, bytes, 1 << 20, 4));
       ASSERT_TRUE(r.all_done);
@@ -222,7 +185,7 @@ TEST(HierarchicalReduceScatterAndAllGather, MatchTheTwoLevelFormula) {
       EXPECT_NEAR(seconds(r.finish) / analytic, 1.0, 0.05) << seconds(r.finish) << " vs " << analytic;
     }
     // Faster than the flat ring on the same GPUs, whose cross-node steps move S/16 at network speed.
-    const ClusterParams p = cluster(4, 4, 8, Fidelity::kPacket);
+    const ClusterParams p = flat(4, 4, 8, 1.0, Fidelity::kPacket);
     const Ran ring =
         run(p, std::make_shared<CollectiveProgram>(c, Algorithm::kRing, GpuGroup{0, 16, 1}, bytes));
     const Ran hier = run(p, std::make_shared<CollectiveProgram>(c, Algorithm::kHierarchical,
@@ -256,7 +219,7 @@ TEST(TreeBroadcast, LargeMessagesMatchThePipelineModel) {
     for (const std::uint64_t chunk : {256ull << 10, 1ull << 20}) {
       for (const Fidelity f : {Fidelity::kPacket, Fidelity::kFlow}) {
         SCOPED_TRACE(::testing::Message() << name(f) << " " << bytes << " B, chunk " << chunk);
-        const ClusterParams p = cluster(16, 1, 32, f);
+        const ClusterParams p = flat(16, 1, 32, 1.0, f);
         const Ran r = run(p, std::make_shared<CollectiveProgram>(Collective::kBroadcast, Algorithm::kTree,
                                                                  GpuGroup{0, 16, 1}, bytes, chunk));
         ASSERT_TRUE(r.all_done);
@@ -295,7 +258,7 @@ TEST(HierarchicalBroadcast, MatchesThePipelineModel) {
   for (const std::uint64_t bytes : {1ull << 20, 64ull << 20}) {
     for (const Fidelity f : {Fidelity::kPacket, Fidelity::kFlow}) {
       SCOPED_TRACE(::testing::Message() << name(f) << " " << bytes << " B");
-      const ClusterParams p = cluster(4, 4, 8, f);
+      const ClusterParams p = flat(4, 4, 8, 1.0, f);
       const Ran r =
           run(p, std::make_shared<CollectiveProgram>(Collective::kBroadcast, Algorithm::kHierarchical,
                                                      GpuGroup{0, 16, 1}, bytes, 1 << 20, 4));
@@ -311,7 +274,7 @@ TEST(HierarchicalBroadcast, MatchesThePipelineModel) {
 
 TEST(TreeBroadcast, SmallMessagesBeatTheRing) {
   // 1 KiB on 16 GPUs: the ring pipeline crosses 15 hops, the tree about depth + 1.
-  const ClusterParams p = cluster(16, 1, 32, Fidelity::kPacket);
+  const ClusterParams p = flat(16, 1, 32, 1.0, Fidelity::kPacket);
   const GpuGroup all{0, 16, 1};
   const Ran ring =
       run(p, std::make_shared<CollectiveProgram>(Collective::kBroadcast, Algorithm::kRing, all, 1024));

@@ -17,52 +17,10 @@
 #include "models/cluster/collectives.hpp"
 #include "models/cluster/fat_tree.hpp"
 #include "partition/block_map.hpp"
+#include "tests/models/sequential_cluster_run.hpp"
 
 namespace warpsim::cluster {
 namespace {
-
-ClusterParams flat(std::uint32_t nodes, std::uint32_t gpus_per_node, std::uint32_t radix, double oversub,
-                   Fidelity fidelity) {
-  ClusterParams p;
-  p.nodes = nodes;
-  p.gpus_per_node = gpus_per_node;
-  p.tiers = 2;
-  p.radix = radix;
-  p.oversubscription = oversub;
-  p.links[0] = {400, 500 * kPicosPerNano};
-  p.links[1] = {400, 500 * kPicosPerNano};
-  p.fidelity = fidelity;
-  return p;
-}
-
-struct Ran {
-  std::unique_ptr<ClusterModel> model;
-  RunResult result;
-  SimTime finish = 0;
-  bool all_done = true;
-};
-
-Ran run(const ClusterParams& p, std::shared_ptr<const GpuProgram> program) {
-  Ran r;
-  r.model = std::make_unique<ClusterModel>(p, std::move(program));
-  EngineConfig config;
-  config.sync = SyncMode::kSequential;
-  config.end_time = 1000 * kPicosPerSecond;
-  config.progress_seconds = 0;
-  BlockLpMap map(r.model->lp_count(), 1);
-  Engine engine(*r.model, map, config, MPI_COMM_SELF);
-  r.result = engine.run();
-  const GpuLp& gpus = r.model->gpus();
-  for (std::uint32_t s = 0; s < gpus.size(); ++s) {
-    r.finish = std::max(r.finish, gpus.state(s).finish_ps);
-    r.all_done = r.all_done && gpus.state(s).done;
-  }
-  return r;
-}
-
-double seconds(SimTime ps) {
-  return static_cast<double>(ps) / static_cast<double>(kPicosPerSecond);
-}
 
 const FlowNetworkLp::State& network_of(const Ran& r) {
   return r.model->flow_network().state(0);

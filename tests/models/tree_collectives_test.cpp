@@ -14,6 +14,7 @@
 #include "models/cluster/collectives.hpp"
 #include "models/cluster/tree_collectives.hpp"
 #include "partition/block_map.hpp"
+#include "tests/models/sequential_cluster_run.hpp"
 
 namespace warpsim::cluster {
 namespace {
@@ -52,51 +53,12 @@ TEST(DoubleBinaryTree, LinksAreConsistentAndComplementary) {
   EXPECT_EQ(binary_tree_depth(8), 3u);  // e.g. 0 - 4 - 6 - 7
 }
 
-struct Ran {
-  SimTime finish = 0;
-  bool all_done = true;
-  std::uint64_t events = 0;
-};
-
-Ran run(const ClusterParams& p, std::shared_ptr<const GpuProgram> program) {
-  ClusterModel model(p, std::move(program));
-  EngineConfig config;
-  config.sync = SyncMode::kSequential;
-  config.end_time = 1000 * kPicosPerSecond;
-  config.progress_seconds = 0;
-  BlockLpMap map(model.lp_count(), 1);
-  Engine engine(model, map, config, MPI_COMM_SELF);
-  Ran r;
-  r.events = engine.run().total.committed;
-  for (std::uint32_t s = 0; s < model.gpus().size(); ++s) {
-    r.finish = std::max(r.finish, model.gpus().state(s).finish_ps);
-    r.all_done = r.all_done && model.gpus().state(s).done;
-  }
-  return r;
-}
-
-double seconds(SimTime ps) {
-  return static_cast<double>(ps) / static_cast<double>(kPicosPerSecond);
-}
-
-ClusterParams cluster(std::uint32_t nodes, std::uint32_t gpus_per_node, std::uint32_t radix, Fidelity f) {
-  ClusterParams p;
-  p.nodes = nodes;
-  p.gpus_per_node = gpus_per_node;
-  p.tiers = 2;
-  p.radix = radix;
-  p.links[0] = {400, 500 * kPicosPerNano};
-  p.links[1] = {400, 500 * kPicosPerNano};
-  p.fidelity = f;
-  return p;
-}
-
 TEST(TreeAllReduce, LargeMessagesApproachTwoSOverB) {
   // 16 single-GPU nodes on one radix-32 leaf: every tree edge is NIC -> leaf -> NIC.
   const std::uint64_t bytes = 64ull << 20, chunk = 1ull << 20;
   for (const Fidelity f : {Fidelity::kPacket, Fidelity::kFlow}) {
     SCOPED_TRACE(f == Fidelity::kFlow ? "flow" : "packet");
-    const ClusterParams p = cluster(16, 1, 32, f);
+    const ClusterParams p = flat(16, 1, 32, 1.0, f);
     const Ran r = run(p, std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kTree,
                                                              GpuGroup{0, 16, 1}, bytes, chunk));
     ASSERT_TRUE(r.all_done);
@@ -115,7 +77,7 @@ TEST(TreeAllReduce, LargeMessagesApproachTwoSOverB) {
 
 TEST(TreeAllReduce, SmallMessagesBeatTheRing) {
   // 1 KiB on 16 GPUs: the ring pays 2(n-1) = 30 step latencies, the tree about 2 x depth (+1 per tree).
-  const ClusterParams p = cluster(16, 1, 32, Fidelity::kPacket);
+  const ClusterParams p = flat(16, 1, 32, 1.0, Fidelity::kPacket);
   const GpuGroup all{0, 16, 1};
   const Ran ring =
       run(p, std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kRing, all, 1024));
@@ -134,7 +96,7 @@ TEST(HierarchicalAllReduce, MatchesTheTwoLevelFormula) {
   const std::uint64_t bytes = 64ull << 20;
   for (const Fidelity f : {Fidelity::kPacket, Fidelity::kFlow}) {
     SCOPED_TRACE(f == Fidelity::kFlow ? "flow" : "packet");
-    const ClusterParams p = cluster(4, 4, 8, f);
+    const ClusterParams p = flat(4, 4, 8, 1.0, f);
     const Ran r = run(p, std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kHierarchical,
                                                              GpuGroup{0, 16, 1}, bytes, 1 << 20, 4));
     ASSERT_TRUE(r.all_done);
@@ -149,7 +111,7 @@ TEST(HierarchicalAllReduce, MatchesTheTwoLevelFormula) {
     EXPECT_NEAR(seconds(r.finish) / analytic, 1.0, 0.05) << seconds(r.finish) << " vs " << analytic;
   }
   // Versus the flat ring on the same 16 GPUs (its cross-node steps run at network speed for S/16 each):
-  const ClusterParams p = cluster(4, 4, 8, Fidelity::kPacket);
+  const ClusterParams p = flat(4, 4, 8, 1.0, Fidelity::kPacket);
   const Ran ring = run(p, std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kRing,
                                                               GpuGroup{0, 16, 1}, bytes));
   const Ran hier =
