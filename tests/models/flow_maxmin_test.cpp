@@ -20,6 +20,7 @@
 #include "engine/lp_context.hpp"
 #include "models/cluster/fat_tree.hpp"
 #include "models/cluster/flow_network.hpp"
+#include "tests/models/lp_harness.hpp"
 
 namespace warpsim::cluster {
 namespace {
@@ -62,18 +63,6 @@ std::map<FlowId, double> reference_max_min(const FlowNetworkLp& type, const Flow
   return rate;
 }
 
-class NullScheduler final : public EventScheduler {
- public:
-  void schedule(LpId, SimTime, std::uint16_t, const void*, std::size_t) override {}
-};
-
-struct Recorded {
-  SimTime time;
-  std::uint16_t kind;
-  EventKey key;
-  std::array<std::byte, kMaxPayloadBytes> payload;
-};
-
 struct Case {
   const char* name;
   double oversubscription;
@@ -95,23 +84,23 @@ TEST_P(FlowMaxMin, MatchesReferenceAndRollsBackExactly) {
   const FatTree topo(p);
   const std::uint32_t gpus = p.nodes * p.gpus_per_node;
   FlowNetworkLp type(topo);
-  NullScheduler scheduler;
+  CountingScheduler scheduler;
   LpContext ctx(scheduler, kMaxPayloadBytes);
   const LpId lp = topo.flow_network_lp();
   const std::uint32_t slot = type.add_lp(lp);
   std::mt19937_64 rng(7);
 
-  auto forward = [&](Recorded& e) {
+  auto forward = [&](RecordedEvent& e) {
     ctx.bind(lp, e.time, e.key, e.kind, e.payload.data(), 7);
     type.forward(slot, ctx);
   };
   std::vector<std::uint64_t> digests;  // after each event
   double worst = 0;
-  std::vector<Recorded> events;  // generated as we go: completions pick a flow in flight
+  std::vector<RecordedEvent> events;  // generated as we go: completions pick a flow in flight
   SimTime now = 0;
   for (std::uint64_t i = 0; i < 2000; ++i) {
     now += rng() % 1000 * kPicosPerNano / 10;
-    Recorded e{now, kFlowStart, EventKey{now, i + 1, static_cast<LpId>(100 + rng() % gpus)}, {}};
+    RecordedEvent e{now, kFlowStart, EventKey{now, i + 1, static_cast<LpId>(100 + rng() % gpus)}, {}};
     const Flows& flows = type.state(slot).flows;
     // Grow to ~100 flows in flight, then hover there.
     const bool end = !flows.empty() && rng() % (flows.size() > 100 ? 2 : 4) == 0;
@@ -154,7 +143,7 @@ TEST_P(FlowMaxMin, MatchesReferenceAndRollsBackExactly) {
 
   for (std::size_t i = events.size(); i-- > 0;) {
     ASSERT_EQ(type.digest(slot), digests[i]) << "before reversing event " << i;
-    Recorded& e = events[i];
+    RecordedEvent& e = events[i];
     ctx.bind(lp, e.time, e.key, e.kind, e.payload.data(), 7);
     type.reverse(slot, ctx);
   }

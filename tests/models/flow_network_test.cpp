@@ -17,6 +17,7 @@
 #include "models/cluster/collectives.hpp"
 #include "models/cluster/fat_tree.hpp"
 #include "partition/block_map.hpp"
+#include "tests/models/lp_harness.hpp"
 #include "tests/models/sequential_cluster_run.hpp"
 
 namespace warpsim::cluster {
@@ -229,12 +230,6 @@ TEST(FlowScenario, AgreesWithPacketFidelity) {
 
 // ---- reverse property of the flow network LP ----
 
-class NullScheduler final : public EventScheduler {
- public:
-  void schedule(LpId, SimTime, std::uint16_t, const void*, std::size_t) override { ++sends; }
-  std::uint64_t sends = 0;
-};
-
 TEST(FlowReverseProperty, RandomStartsAndCompletions) {
   // 3 tiers, 16 GPUs: paths of 2 (NVLink) to 6 links, plenty of sharing among 16 GPUs.
   ClusterParams p = flat(4, 4, 8, 1.0, Fidelity::kFlow);
@@ -242,24 +237,18 @@ TEST(FlowReverseProperty, RandomStartsAndCompletions) {
   p.radix = 4;
   const FatTree topo(p);
   FlowNetworkLp type(topo);
-  NullScheduler scheduler;
+  CountingScheduler scheduler;
   LpContext ctx(scheduler, kMaxPayloadBytes);
   const LpId lp = topo.flow_network_lp();
   const std::uint32_t slot = type.add_lp(lp);
   std::mt19937_64 rng(42);
-  struct Recorded {
-    SimTime time;
-    std::uint16_t kind;
-    EventKey key;
-    std::array<std::byte, kMaxPayloadBytes> payload;
-  };
-  std::vector<Recorded> events;
+  std::vector<RecordedEvent> events;
   std::vector<std::uint64_t> before;
   SimTime now = 0;
   std::uint64_t changed = 0;
   for (std::uint64_t i = 0; i < 600; ++i) {
     now += rng() % 2000 * kPicosPerNano / 10;
-    Recorded e{now, kFlowStart, EventKey{now, i + 1, static_cast<LpId>(100 + rng() % 16)}, {}};
+    RecordedEvent e{now, kFlowStart, EventKey{now, i + 1, static_cast<LpId>(100 + rng() % 16)}, {}};
     const auto& flows = type.state(slot).flows;
     if (!flows.empty() && rng() % 3 == 0) {  // complete an active flow (current or stale version)
       auto it = flows.begin();
@@ -288,7 +277,7 @@ TEST(FlowReverseProperty, RandomStartsAndCompletions) {
   EXPECT_GT(changed, events.size() / 2);
   EXPECT_GT(type.state(slot).stats.peak_active, 10u);
   for (std::size_t i = events.size(); i-- > 0;) {
-    Recorded& e = events[i];
+    RecordedEvent& e = events[i];
     ctx.bind(lp, e.time, e.key, e.kind, e.payload.data(), 7);
     type.reverse(slot, ctx);
     ASSERT_EQ(type.digest(slot), before[i]) << "reverse of event " << i << " (kind " << e.kind << ")";

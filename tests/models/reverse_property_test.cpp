@@ -14,16 +14,10 @@
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"
 #include "models/cluster/fat_tree.hpp"
+#include "tests/models/lp_harness.hpp"
 
 namespace warpsim::cluster {
 namespace {
-
-// Swallows sends: the property concerns the LP's own state.
-class NullScheduler final : public EventScheduler {
- public:
-  void schedule(LpId, SimTime, std::uint16_t, const void*, std::size_t) override { ++sends; }
-  std::uint64_t sends = 0;
-};
 
 struct Recorded {
   SimTime time;
@@ -45,7 +39,7 @@ std::array<std::byte, kMaxPayloadBytes> bytes_of(const T& value) {
 
 // Runs `events` forward on LP `lp` of `type`, then reverses them, checking digests at every step.
 void check_reversible(LpType& type, LpId lp, std::vector<Recorded> events) {
-  NullScheduler scheduler;
+  CountingScheduler scheduler;
   LpContext ctx(scheduler, kMaxPayloadBytes);
   const std::uint32_t slot = type.add_lp(lp);
   std::vector<std::uint64_t> before;
