@@ -199,8 +199,10 @@ void GpuLp::commit(std::uint32_t slot, LpContext& ctx) {
   if (waiting && !clock.open) {
     clock.open = true;
     clock.since = ctx.now();
-    clock.label =
-        std::min<std::uint8_t>(op_at(states_[slot], e.saved_pc + e.ops_run).wait_label, kWaitLabels - 1);
+    clock.label = op_at(states_[slot], e.saved_pc + e.ops_run).wait_label;
+    if (clock.label >= kWaitLabels)
+      throw std::logic_error("gpu program: wait label " + std::to_string(clock.label) + " is not below " +
+                             std::to_string(kWaitLabels));
   }
 
   if (series_ == nullptr) return;
