@@ -4,13 +4,17 @@
 #include "io/hdf5_series_writer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
+#include "io/chunk_compressor.hpp"
 #include "io/hdf5_handle.hpp"
 
 #ifndef WARPSIM_VERSION
@@ -130,9 +134,53 @@ h5::Handle series_dcpl(std::uint64_t rows, std::uint64_t samples, int deflate_le
   return dcpl;
 }
 
+// A chunked dataset whose chunks are being compressed by a ChunkCompressor, in submission order.
+struct DirectChunks {
+  h5::Handle dataset;
+  std::vector<std::array<hsize_t, 2>> offsets;  // the chunks' first (row, sample), as submitted
+};
+
+// One rank, compressed: queues every chunk of a [rows, samples] dataset whose row r is local component
+// order[r]'s row of `values`. The writes come later (store_chunks), so that the workers compress while
+// the writing thread creates the next datasets.
+void queue_chunks(ChunkCompressor& compressor, DirectChunks& target, hid_t dcpl,
+                  std::shared_ptr<const std::vector<std::uint32_t>> order, const double* values,
+                  std::uint64_t samples) {
+  hsize_t chunk[2] = {0, 0};
+  if (H5Pget_chunk(dcpl, 2, chunk) != 2) throw std::runtime_error("HDF5: reading the chunk shape failed");
+  const std::uint64_t rows = order->size();
+  for (std::uint64_t r0 = 0; r0 < rows; r0 += chunk[0]) {
+    for (std::uint64_t s0 = 0; s0 < samples; s0 += chunk[1]) {
+      const std::uint64_t r1 = std::min<std::uint64_t>(rows, r0 + chunk[0]);
+      const std::uint64_t s1 = std::min<std::uint64_t>(samples, s0 + chunk[1]);
+      const hsize_t width = chunk[1];
+      target.offsets.push_back({r0, s0});
+      compressor.submit(chunk[0] * chunk[1], [=](std::span<double> out) {
+        for (std::uint64_t r = r0; r < r1; ++r) {
+          const double* from = values + static_cast<std::size_t>((*order)[r]) * samples;
+          std::copy(from + s0, from + s1, out.begin() + static_cast<std::ptrdiff_t>((r - r0) * width));
+        }
+      });
+    }
+  }
+}
+
+// Writes the queued chunks, in the order queue_chunks submitted them.
+void store_chunks(ChunkCompressor& compressor, std::vector<DirectChunks>& targets) {
+  for (DirectChunks& target : targets) {
+    for (const auto& offset : target.offsets) {
+      const std::vector<unsigned char> bytes = compressor.next();
+      h5::check(H5Dwrite_chunk(target.dataset, H5P_DEFAULT, 0, offset.data(), bytes.size(), bytes.data()),
+                "writing a compressed chunk");
+    }
+    target.dataset.close("a series dataset");
+  }
+}
+
 void write_groups(hid_t file, const SeriesRecorder& recorder, const RunMetadata& meta,
                   const std::vector<SummaryValue>& summary, MPI_Comm comm, const SeriesFileOptions& options,
-                  hid_t dxpl, hid_t plain) {
+                  hid_t dxpl, hid_t plain, ChunkCompressor* compressor) {
+  std::vector<DirectChunks> direct;  // datasets whose chunks `compressor` is compressing
   const int rank = rank_of(comm);
   {
     h5::Handle g = make_group(file, "meta");
@@ -232,11 +280,24 @@ void write_groups(hid_t file, const SeriesRecorder& recorder, const RunMetadata&
     // Components registered in ascending id order (the usual case) are written straight from the recorder;
     // otherwise their rows are first put in id order.
     const bool in_order = std::is_sorted(kind.ids.begin(), kind.ids.end());
-    std::vector<double> rows(in_order ? 0 : order.size() * samples);
+    const bool chunked = kind.component_count > 0 && samples > 0;
+    std::vector<double> rows(in_order || compressor != nullptr ? 0 : order.size() * samples);
+    const auto shared_order = std::make_shared<const std::vector<std::uint32_t>>(order);
     for (std::uint32_t m = 0; m < kind.metrics.size(); ++m) {
       const MetricSpec& metric = kind.metrics[m];
       const double* data = rows.data();
-      if (in_order) {
+      if (compressor != nullptr && chunked) {
+        // One rank: the dataset is created now and its chunks go to the compressor's workers.
+        const hsize_t dims[2] = {kind.component_count, samples};
+        h5::Handle file_space =
+            h5::space(H5Screate_simple(2, dims, nullptr), "file space for " + metric.name);
+        direct.push_back({h5::dataset(H5Dcreate2(sg, metric.name.c_str(), H5T_IEEE_F64LE, file_space,
+                                                 H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                                      "creating dataset " + metric.name),
+                          {}});
+        queue_chunks(*compressor, direct.back(), dcpl, shared_order, recorder.metric_values(k, m).data(),
+                     samples);
+      } else if (in_order) {
         data = recorder.metric_values(k, m).data();
       } else {
         for (std::size_t i = 0; i < order.size(); ++i) {
@@ -244,8 +305,10 @@ void write_groups(hid_t file, const SeriesRecorder& recorder, const RunMetadata&
           std::copy(src.begin(), src.end(), rows.begin() + static_cast<std::ptrdiff_t>(i * samples));
         }
       }
-      write_rows(sg, metric.name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, sorted_ids, kind.component_count,
-                 samples, data, dcpl, dxpl);
+      if (compressor == nullptr || !chunked) {
+        write_rows(sg, metric.name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, sorted_ids, kind.component_count,
+                   samples, data, dcpl, dxpl);
+      }
       h5::Handle ds = h5::dataset(H5Dopen2(sg, metric.name.c_str(), H5P_DEFAULT), "opening " + metric.name);
       write_text_attribute(ds, "unit", metric.unit);
       write_text_attribute(ds, "aggregation", std::string(to_string(metric.aggregation)));
@@ -255,6 +318,7 @@ void write_groups(hid_t file, const SeriesRecorder& recorder, const RunMetadata&
       write_text_attribute(ds, "time", "/series/time");
     }
   }
+  if (compressor != nullptr) store_chunks(*compressor, direct);
 }
 
 void write_file(const std::string& tmp, const SeriesRecorder& recorder, const RunMetadata& meta,
@@ -273,7 +337,12 @@ void write_file(const std::string& tmp, const SeriesRecorder& recorder, const Ru
   h5::Handle dxpl = h5::plist(H5Pcreate(H5P_DATASET_XFER), "transfer list");
   if (ranks > 1) h5::check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "collective transfers");
   h5::Handle plain = h5::plist(H5Pcreate(H5P_DATASET_CREATE), "dataset creation list");
-  write_groups(file, recorder, meta, summary, comm, options, dxpl, plain);
+  // One rank, compressed: chunks deflated by worker threads and stored directly (H5Dwrite_chunk is not
+  // available through MPI-IO in this HDF5; several ranks already deflate their own rows in parallel).
+  std::optional<ChunkCompressor> compressor;
+  if (ranks == 1 && options.deflate_level > 0) compressor.emplace(options.deflate_level);
+  write_groups(file, recorder, meta, summary, comm, options, dxpl, plain,
+               compressor ? &*compressor : nullptr);
   // Every object is closed by now: H5Fclose is where the collective writes complete.
   file.close(tmp);
 }

@@ -94,5 +94,42 @@ TEST(SeriesWriter, GaugesAndCountersLandInGlobalIdOrderOnAnyRankCount) {
   if (rank == 0) std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 
+// Enough components and samples for several chunks in both dimensions, edge chunks included (chunks are
+// at most 4096 samples wide), each rank registering its components in descending id order: the one-rank
+// path (chunks compressed by worker threads) and the collective path must both put every row in place.
+TEST(SeriesWriter, ManyChunksLandInGlobalIdOrderWhateverTheRegistrationOrder) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  constexpr std::uint64_t kComponents = 37;
+  constexpr std::uint64_t kSamples = 5000;
+  SeriesRecorder r(1, kSamples);
+  const auto kind =
+      r.declare_kind("nic", kComponents, {MetricSpec{"bytes", "bytes", Aggregation::kSum, "bytes sent"}});
+  auto value = [](std::uint64_t id, std::uint64_t s) {
+    return static_cast<double>((id * 7919 + s * 13) % 1000);
+  };
+  for (std::uint64_t id = kComponents; id-- > 0;) {
+    if (static_cast<int>(id % static_cast<std::uint64_t>(ranks)) != rank) continue;
+    const auto c = r.add_component(kind, id);
+    for (std::uint64_t s = 0; s < kSamples; s += 3) r.add(c, 0, s, value(id, s));
+  }
+  r.finish();
+  const std::string path = shared_temp_path("chunks.h5");
+  io::write_series_file(path, r, io::RunMetadata{}, {}, MPI_COMM_WORLD);
+  if (rank == 0) {
+    io::h5::Handle file = io::open_series_file(path);
+    const std::vector<double> got = read_all(file, "nic/bytes");
+    ASSERT_EQ(got.size(), kComponents * kSamples);
+    for (std::uint64_t id = 0; id < kComponents; ++id) {
+      for (std::uint64_t s = 0; s < kSamples; ++s)
+        ASSERT_EQ(got[id * kSamples + s], s % 3 == 0 ? value(id, s) : 0.0)
+            << "component " << id << " sample " << s;
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+
 }  // namespace
 }  // namespace warpsim
