@@ -61,7 +61,7 @@ int run_estimate(const EstimateOptions& o, int rank) {
     const workload::Op op = prog.op(i);
     if (op.kind != workload::OpKind::kCompute) continue;
     phase_seconds[std::string(workload::to_string(op.phase))] +=
-        job->compute().seconds({op.name, op.flops, op.bytes, op.dtype});
+        job->compute().seconds(op);
   }
 
   const auto& t = job->spec().training();

@@ -141,7 +141,7 @@ double pipeline_dependency_seconds(const std::shared_ptr<const workload::Job>& s
       const workload::Op op = prog.op(i);
       if (op.kind != workload::OpKind::kCompute || prog.position(i).slot >= slots) continue;
       busy += op.fixed_duration_ps != 0 ? static_cast<double>(op.fixed_duration_ps) * 1e-12
-                                        : job.compute().seconds({op.name, op.flops, op.bytes, op.dtype});
+                                        : job.compute().seconds(op);
     }
     busiest = std::max(busiest, busy);
   }

@@ -152,7 +152,7 @@ GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_
     case OpKind::kCompute:
       return GpuOp::compute(op.fixed_duration_ps != 0
                                 ? op.fixed_duration_ps
-                                : compute.picoseconds({op.name, op.flops, op.bytes, op.dtype}),
+                                : compute.picoseconds(op),
                             op.flops, op.bytes);
     case OpKind::kSend:
       return GpuOp::send(op.peer, std::max<std::uint64_t>(1, op.comm_bytes), p2p_tag(op.tag));

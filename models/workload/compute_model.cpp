@@ -5,10 +5,42 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "models/workload/measured_table.hpp"
 
 namespace warpsim::workload {
+
+ComputeWork compute_work(const Op& op) {
+  return {op.name, op.flops, op.bytes, op.dtype, op.gemm};
+}
+
+double gemm_wave_factor(const GpuProfile& gpu, double rows, double cols, double inner, double batch) {
+  const double sms = gpu.sms;
+  const double tile_area = gpu.gemm_tile_m * gpu.gemm_tile_n;
+  const double useful = rows * cols * batch / tile_area;
+  double best = 0;
+  for (const auto& [tr, tc] :
+       {std::pair{gpu.gemm_tile_m, gpu.gemm_tile_n}, {gpu.gemm_tile_n, gpu.gemm_tile_m}}) {
+    const double tiles = std::ceil(rows / tr) * std::ceil(cols / tc) * std::ceil(batch);
+    // Split-K only for a GEMM that cannot fill one wave, never finer than one main-loop stage of K.
+    double split = 1;
+    if (tiles < sms)
+      split = std::max(1.0, std::min(std::floor(sms / tiles), std::floor(inner / gpu.gemm_tile_k)));
+    const double waves = std::ceil(tiles * split / sms);
+    const double q = waves * sms / (useful * split);
+    if (best == 0 || q < best) best = q;
+  }
+  return best;
+}
+
+double gemm_quantization(const GpuProfile& gpu, const GemmShape& g) {
+  if (!g.valid() || !(gpu.sms > 0)) return 1.0;
+  if (!g.backward) return gemm_wave_factor(gpu, g.m, g.n, g.k, g.batch);
+  // dgrad: output m x k over inner n; wgrad: output k x n over inner m. Each is half the op's FLOPs.
+  return 0.5 *
+         (gemm_wave_factor(gpu, g.m, g.k, g.n, g.batch) + gemm_wave_factor(gpu, g.k, g.n, g.m, g.batch));
+}
 
 ComputeModel::ComputeModel(const GpuProfile& gpu, EfficiencyParams params,
                            std::shared_ptr<const MeasuredTable> table)
@@ -45,7 +77,8 @@ double ComputeModel::seconds(const ComputeWork& op) const {
                                 std::string(gpu_->name));
   }
   // The closed form of the saturating curves (header comment): asymptotic rate + one overhead.
-  const double t_compute = op.flops > 0 ? op.flops / (peak * params_.compute_eff_max) : 0.0;
+  const double t_compute =
+      op.flops > 0 ? op.flops / (peak * params_.compute_eff_max) * gemm_quantization(*gpu_, op.gemm) : 0.0;
   const double t_memory = op.bytes > 0 ? op.bytes / (gpu_->hbm_bytes_per_s * params_.memory_eff_max) : 0.0;
   if (op.flops <= 0 && op.bytes <= 0) return 0.0;
   return std::max(t_compute, t_memory) + params_.op_overhead_s;

@@ -12,12 +12,17 @@ namespace {
 constexpr double kT = 1e12;
 constexpr double kG = 1e9;
 
-// Values per GPU, dense tensor-core rates (datasheets print "with sparsity" figures at 2x these).
+// Values per GPU, dense tensor-core rates (datasheets print "with sparsity" figures at 2x these). The
+// GEMM tile is the 256x128 (x64 deep) tile NVIDIA's GEMM guide uses for one tile per SM on A100; we keep
+// it for the later GPUs too (their large-GEMM kernels use tiles of the same area, docs/gpu-profiles.md).
 constexpr std::array<GpuProfile, 4> kProfiles{{
-    {"A100-80GB", 312 * kT, 312 * kT, 0.0, 19.5 * kT, 80 * kG, 2039 * kG, 600 * kG, 400},
-    {"H100-SXM", 989.5 * kT, 989.5 * kT, 1979 * kT, 67 * kT, 80 * kG, 3350 * kG, 900 * kG, 700},
-    {"H200", 989.5 * kT, 989.5 * kT, 1979 * kT, 67 * kT, 141 * kG, 4800 * kG, 900 * kG, 700},
-    {"B200", 2250 * kT, 2250 * kT, 4500 * kT, 80 * kT, 180 * kG, 8000 * kG, 1800 * kG, 1000},
+    {"A100-80GB", 312 * kT, 312 * kT, 0.0, 19.5 * kT, 80 * kG, 2039 * kG, 600 * kG, 400, 108, 256, 128, 64},
+    {"H100-SXM", 989.5 * kT, 989.5 * kT, 1979 * kT, 67 * kT, 80 * kG, 3350 * kG, 900 * kG, 700, 132, 256, 128,
+     64},
+    {"H200", 989.5 * kT, 989.5 * kT, 1979 * kT, 67 * kT, 141 * kG, 4800 * kG, 900 * kG, 700, 132, 256, 128,
+     64},
+    {"B200", 2250 * kT, 2250 * kT, 4500 * kT, 80 * kT, 180 * kG, 8000 * kG, 1800 * kG, 1000, 148, 256, 128,
+     64},
 }};
 
 }  // namespace

@@ -24,6 +24,11 @@ struct GpuProfile {
   double hbm_bytes_per_s;     // peak HBM bandwidth
   double nvlink_bytes_per_s;  // total NVLink bandwidth per GPU (both directions summed, as datasheets list)
   double tdp_watts;
+  // GEMM execution geometry for tile/wave quantization (compute_model.hpp): streaming multiprocessors, and
+  // the output tile one SM computes at a time in the large-GEMM kernels (rows x cols, either orientation)
+  // with the K depth of one main-loop stage (the finest split-K granularity).
+  double sms;
+  double gemm_tile_m, gemm_tile_n, gemm_tile_k;
 
   double peak_flops(DType d) const;
 };

@@ -81,6 +81,7 @@ Op GpuProgram::layer_op(const LayerOp& t) const {
   o.flops = t.flops;
   o.bytes = t.bytes;
   o.dtype = t.dtype;
+  o.gemm = t.gemm;
   if (t.kind == OpKind::kDataRead) o.comm_bytes = t.comm_bytes;
   if (t.kind == OpKind::kCollective) {
     o.collective = t.collective;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "models/workload/gemm_shape.hpp"
 #include "models/workload/gpu_profile.hpp"
 
 namespace warpsim::workload {
@@ -78,6 +79,7 @@ struct Op {
   double flops = 0;
   double bytes = 0;  // HBM traffic
   DType dtype = DType::kBf16;
+  GemmShape gemm;                       // kCompute: the matrix multiply's shape (m == 0: not a GEMM)
   std::uint64_t fixed_duration_ps = 0;  // kCompute: measured duration that replaces the model (trace replay)
   // kSend / kRecv / kCollective / kCheckpointWrite / kDataRead
   std::uint64_t comm_bytes = 0;

@@ -96,7 +96,7 @@ StepEstimate estimate_step(const std::shared_ptr<const Job>& job) {
     for (std::uint64_t i = begin; i < end; ++i) {
       const Op o = programs[s].op(i);
       if (o.kind != OpKind::kCompute) continue;
-      seconds += job->compute().seconds({o.name, o.flops, o.bytes, o.dtype});
+      seconds += job->compute().seconds(o);
       flops += o.flops;
     }
     return cache[key] = {seconds, flops};
@@ -118,7 +118,7 @@ StepEstimate estimate_step(const std::shared_ptr<const Job>& job) {
       const Op o = prog.op(i);
       if (o.kind != OpKind::kCompute) continue;
       est.optimizer_seconds =
-          std::max(est.optimizer_seconds, job->compute().seconds({o.name, o.flops, o.bytes, o.dtype}));
+          std::max(est.optimizer_seconds, job->compute().seconds(o));
     }
   }
   est.step_seconds = est.pipeline_seconds + est.optimizer_seconds;

@@ -36,15 +36,18 @@ class Builder {
     op.flops = 2 * m * k * n;
     op.bytes = e_ * (m * k + k * n + m * n);
     op.dtype = dtype_;
+    op.gemm = {m, n, k};
     ops.push_back({op, b});
   }
-  // A GEMM-like op with explicit work (batched/grouped GEMMs: attention, experts).
-  void matmul(std::string_view f, std::string_view b, double flops, double elements) {
+  // A GEMM-like op with explicit work (batched/grouped GEMMs: attention, experts). `shape` is the one
+  // product of the batch (default: no shape, e.g. fused attention, which is not a plain GEMM).
+  void matmul(std::string_view f, std::string_view b, double flops, double elements, GemmShape shape = {}) {
     LayerOp op;
     op.name = f;
     op.flops = flops;
     op.bytes = e_ * elements;
     op.dtype = dtype_;
+    op.gemm = shape;
     ops.push_back({op, b});
   }
   // Memory-bound op over `elements` values, each read/written `touches` times in total.
@@ -74,9 +77,10 @@ class Builder {
   double e_;
 };
 
-// The backward twin of a forward op: GEMMs do dgrad + wgrad (2x FLOPs and bytes), elementwise ops read the
-// incoming gradient and the saved input (2x bytes); TP all-gather and reduce-scatter swap roles; the CP ring
-// carries dK,dV back as well as K,V.
+// The backward twin of a forward op: GEMMs do dgrad + wgrad (2x FLOPs and bytes; the shape marked backward
+// so the compute model quantizes the two GEMMs' own output shapes), elementwise ops read the incoming
+// gradient and the saved input (2x bytes); TP all-gather and reduce-scatter swap roles; the CP ring carries
+// dK,dV back as well as K,V.
 LayerOp backward_of(const Proto& p) {
   LayerOp op = p.op;
   op.phase = Phase::kBackward;
@@ -84,6 +88,7 @@ LayerOp backward_of(const Proto& p) {
   if (op.kind == OpKind::kCompute) {
     op.flops *= 2;
     op.bytes *= 2;
+    op.gemm.backward = op.gemm.valid();
     return op;
   }
   switch (op.collective) {
@@ -227,12 +232,14 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
   if (s.fused_attention) {
     b.matmul("attn_fwd", "attn_bwd", 4 * T * S * a_l * hd, 2 * T * a_l * hd + 2 * S * kv_l * hd);
   } else {
+    // Per sequence and head: scores[q x S] = Q[q x hd] K^T, then out[q x hd] = P[q x S] V, q = local queries.
+    const double q = static_cast<double>(s.seq) / d.cp, heads_batch = static_cast<double>(micro_batch) * a_l;
     b.matmul("attn_scores_fwd", "attn_scores_bwd", 2 * T * S * a_l * hd,
-             T * a_l * hd + S * kv_l * hd + a_l * T * S);
+             T * a_l * hd + S * kv_l * hd + a_l * T * S, {q, S, hd, heads_batch});
     b.elementwise("softmax_fwd", "softmax_bwd", a_l * T * S, 2);
     b.elementwise("attn_dropout_fwd", "attn_dropout_bwd", a_l * T * S, 2);
     b.matmul("attn_values_fwd", "attn_values_bwd", 2 * T * S * a_l * hd,
-             a_l * T * S + S * kv_l * hd + T * a_l * hd);
+             a_l * T * S + S * kv_l * hd + T * a_l * hd, {q, hd, S, heads_batch});
   }
   b.gemm("proj_fwd", "proj_bwd", T, a_l * hd, h);
   tp_exit(b);
@@ -252,11 +259,13 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
                    T * k * h * e);
     }
     // Balanced routing: every GPU processes T*k token-expert pairs spread over its local experts.
+    // A grouped GEMM: each local expert multiplies its T*k/local_experts tokens by its own weights.
+    const double rows = T * k / local_experts;
     b.matmul("expert_up_fwd", "expert_up_bwd", 2 * T * k * h * up * f_l,
-             T * k * h + local_experts * h * up * f_l + T * k * up * f_l);
+             T * k * h + local_experts * h * up * f_l + T * k * up * f_l, {rows, up * f_l, h, local_experts});
     b.elementwise("expert_act_fwd", "expert_act_bwd", T * k * f_l, s.gated_mlp ? 3 : 2);
     b.matmul("expert_down_fwd", "expert_down_bwd", 2 * T * k * f_l * h,
-             T * k * f_l + local_experts * f_l * h + T * k * h);
+             T * k * f_l + local_experts * f_l * h + T * k * h, {rows, h, f_l, local_experts});
     if (d.ep > 1) {
       b.collective("ep_combine", "ep_dispatch_bwd", CollectiveKind::kAllToAll, GroupKind::kExpert,
                    T * k * h * e);

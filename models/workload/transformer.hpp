@@ -57,6 +57,7 @@ struct LayerOp {
   std::string_view name;
   double flops = 0, bytes = 0;
   DType dtype = DType::kBf16;
+  GemmShape gemm;  // kCompute GEMMs: the shape (compute_model.hpp charges tile/wave quantization from it)
   CollectiveKind collective = CollectiveKind::kAllReduce;
   GroupKind group = GroupKind::kTensor;
   std::uint64_t comm_bytes = 0;

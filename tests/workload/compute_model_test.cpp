@@ -1,4 +1,5 @@
-// Roofline compute model, efficiency curves, GPU profiles and the measured-table override.
+// Roofline compute model, efficiency curves, GEMM tile/wave quantization, GPU profiles and the
+// measured-table override.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -22,6 +23,86 @@ TEST(GpuProfiles, ShippedProfilesAreConsistent) {
   EXPECT_EQ(find_gpu_profile("A100-80GB").peak_bf16_flops, 312e12);
   EXPECT_EQ(find_gpu_profile("A100-80GB").peak_flops(DType::kFp8), 0.0);  // no FP8 tensor cores
   EXPECT_THROW(find_gpu_profile("V100"), std::invalid_argument);
+  // SM counts from the whitepapers (docs/gpu-profiles.md).
+  EXPECT_EQ(find_gpu_profile("A100-80GB").sms, 108);
+  EXPECT_EQ(find_gpu_profile("H100-SXM").sms, 132);
+  EXPECT_EQ(find_gpu_profile("H200").sms, 132);
+  EXPECT_EQ(find_gpu_profile("B200").sms, 148);
+}
+
+// Compute-bound work of one GEMM (bytes negligible) with no per-kernel overhead, so times compare exactly.
+ComputeWork gemm_work(double m, double n, double k, double batch = 1, bool backward = false) {
+  return {"gemm", 2 * m * n * k * batch, 1.0, DType::kBf16, GemmShape{m, n, k, batch, backward}};
+}
+
+TEST(GemmQuantization, OneTileMoreThanTheSmsTakesTwoWaves) {
+  const GpuProfile& g = find_gpu_profile("A100-80GB");  // 108 SMs, 256x128 tiles
+  const ComputeModel m(g, EfficiencyParams{0.8, 0.85, 0});
+  const double sms = g.sms, tm = g.gemm_tile_m, tn = g.gemm_tile_n;
+  const auto full = gemm_work(tm, tn * sms, 8192);            // exactly one wave of tiles
+  const auto one_more = gemm_work(tm, tn * (sms + 1), 8192);  // one tile more: a second, nearly empty wave
+  EXPECT_DOUBLE_EQ(gemm_quantization(g, full.gemm), 1.0);
+  EXPECT_DOUBLE_EQ(m.seconds(full), full.flops / (g.peak_bf16_flops * 0.8));
+  EXPECT_NEAR(m.seconds(one_more) / m.seconds(full), 2.0, 1e-12);
+  // Whole multiples of a wave, in either dimension or over a batch, are not penalized.
+  for (const auto& w : {gemm_work(tm * 2, tn * sms, 4096), gemm_work(tm * 3 * sms, tn, 4096),
+                        gemm_work(tm, tn, 4096, 4 * sms), gemm_work(tm * 12, tn * 9, 512)}) {
+    EXPECT_DOUBLE_EQ(gemm_quantization(g, w.gemm), 1.0) << w.gemm.m << "x" << w.gemm.n << "x" << w.gemm.batch;
+    EXPECT_DOUBLE_EQ(m.seconds(w), w.flops / (g.peak_bf16_flops * 0.8));
+  }
+  // A partial edge tile costs a whole tile: 1.5 tiles of rows in a full wave of columns is 2 tiles' time.
+  EXPECT_NEAR(gemm_quantization(g, gemm_work(tm * 1.5, tn * sms, 4096).gemm), 2 / 1.5, 1e-12);
+  // 128 rows: 256x128 tiles would waste half of every tile (two waves), 128x256 tiles fill one wave exactly;
+  // the better orientation is used.
+  EXPECT_DOUBLE_EQ(gemm_quantization(g, gemm_work(tn, tm * sms, 4096).gemm), 1.0);
+}
+
+TEST(GemmQuantization, SmallGemmsSplitAlongK) {
+  const GpuProfile& g = find_gpu_profile("H100-SXM");  // 132 SMs
+  // One output tile with a deep K: split-K fills every SM, no penalty.
+  EXPECT_DOUBLE_EQ(gemm_wave_factor(g, g.gemm_tile_m, g.gemm_tile_n, g.gemm_tile_k * g.sms, 1), 1.0);
+  // One tile with a K of one main-loop stage cannot be split: one SM works, the others idle.
+  EXPECT_DOUBLE_EQ(gemm_wave_factor(g, g.gemm_tile_m, g.gemm_tile_n, g.gemm_tile_k, 1), g.sms);
+  // 40 tiles: split 3 ways (120 units on 132 SMs): q = 132 / 120.
+  EXPECT_NEAR(gemm_wave_factor(g, g.gemm_tile_m * 40, g.gemm_tile_n, 8192, 1), 132.0 / 120.0, 1e-12);
+  // Never below 1, whatever the shape.
+  for (double r : {1.0, 100.0, 1000.0, 5000.0}) {
+    for (double c : {7.0, 128.0, 3000.0}) EXPECT_GE(gemm_wave_factor(g, r, c, 777, 3), 1.0 - 1e-12);
+  }
+}
+
+TEST(GemmQuantization, BackwardAveragesDgradAndWgradShapes) {
+  const GpuProfile& g = find_gpu_profile("A100-80GB");
+  const ComputeModel m(g, EfficiencyParams{0.8, 0.85, 0});
+  // Y[2048 x 9600] = X[2048 x 25600] W: the Megatron-LM 1T QKV GEMM on one TP rank.
+  const auto fwd = gemm_work(2048, 9600, 25600);
+  auto bwd = gemm_work(2048, 9600, 25600, 1, true);
+  bwd.flops *= 2;  // dgrad + wgrad
+  const double dgrad = gemm_wave_factor(g, 2048, 25600, 9600, 1),
+               wgrad = gemm_wave_factor(g, 25600, 9600, 2048, 1);
+  EXPECT_DOUBLE_EQ(gemm_quantization(g, bwd.gemm), 0.5 * (dgrad + wgrad));
+  EXPECT_NE(gemm_quantization(g, bwd.gemm), gemm_quantization(g, fwd.gemm));  // other output shapes
+  EXPECT_NEAR(m.seconds(bwd), bwd.flops / (g.peak_bf16_flops * 0.8) * 0.5 * (dgrad + wgrad), 1e-15);
+  // 600 output tiles on 108 SMs: 6 waves for 5.56 of work.
+  EXPECT_NEAR(gemm_quantization(g, fwd.gemm), 6 * 108 / 600.0, 1e-12);
+}
+
+TEST(GemmQuantization, OnlyTheComputeTermOfShapedOps) {
+  const GpuProfile& g = find_gpu_profile("A100-80GB");
+  EfficiencyParams p;  // default 4 us overhead
+  const ComputeModel m(g, p);
+  // A memory-bound shaped op keeps its memory time; an unshaped op is the plain roofline.
+  ComputeWork streaming = gemm_work(g.gemm_tile_m, g.gemm_tile_n * (g.sms + 1), 64);
+  streaming.bytes = 1e9;
+  EXPECT_DOUBLE_EQ(m.seconds(streaming), 1e9 / (g.hbm_bytes_per_s * p.memory_eff_max) + p.op_overhead_s);
+  const ComputeWork plain{"gemm", 1e12, 1.0, DType::kBf16};
+  EXPECT_DOUBLE_EQ(m.seconds(plain), 1e12 / (g.peak_bf16_flops * p.compute_eff_max) + p.op_overhead_s);
+  // The overhead is added once on top of the quantized compute time.
+  const auto one_more = gemm_work(g.gemm_tile_m, g.gemm_tile_n * (g.sms + 1), 8192);
+  EXPECT_NEAR(m.seconds(one_more),
+              one_more.flops / (g.peak_bf16_flops * p.compute_eff_max) * gemm_quantization(g, one_more.gemm) +
+                  p.op_overhead_s,
+              1e-15);
 }
 
 TEST(ComputeModel, RooflineLimits) {
@@ -68,6 +149,8 @@ TEST(MeasuredTable, OverridesMatchingOps) {
   const ComputeModel plain(find_gpu_profile("H200"));
   EXPECT_DOUBLE_EQ(m.seconds({"qkv_fwd", 3000, 10, DType::kBf16}),
                    plain.seconds({"qkv_fwd", 3000, 10, DType::kBf16}));
+  // A row overrides a shaped GEMM as it is, quantization or not.
+  EXPECT_DOUBLE_EQ(m.seconds({"qkv_fwd", 1000, 0, DType::kBf16, GemmShape{1, 500, 1, 1, true}}), 12.5e-6);
 }
 
 std::string table_error(const std::string& csv) {

@@ -49,7 +49,7 @@ ExecResult execute(const std::shared_ptr<const Job>& job, std::uint32_t steps) {
         }
         const Op o = progs[r].op(pc[r]);
         if (o.kind == OpKind::kCompute) {
-          now[r] += job->compute().seconds({o.name, o.flops, o.bytes, o.dtype});
+          now[r] += job->compute().seconds(o);
         } else if (o.kind == OpKind::kSend) {
           EXPECT_TRUE(mailbox.emplace(std::tuple{r, o.peer, o.tag}, now[r]).second) << "duplicate tag";
         } else if (o.kind == OpKind::kRecv) {

@@ -1,7 +1,12 @@
-// Transformer arithmetic: parameter counts of published models and FLOPs per step vs 6*N*tokens.
+// Transformer arithmetic: parameter counts of published models, FLOPs per step vs 6*N*tokens, and the GEMM
+// shapes the ops carry for the compute model's tile/wave quantization.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "models/workload/gpu_program.hpp"
 #include "models/workload/transformer.hpp"
@@ -120,6 +125,49 @@ TEST(Flops, MoeStepFlopsUseActiveParameters) {
   const auto job = testing::make_job(testing::moe_spec_text(
       "data_parallel: 4 expert_parallel: 4 tensor_parallel: 2", "global_batch_sequences: 8"));
   EXPECT_NEAR(program_flops(job) / analytic_step_flops(job->shape(), 8), 1.0, 0.01);
+}
+
+const LayerOp& find_op(const std::vector<LayerOp>& ops, std::string_view name, Phase phase) {
+  for (const auto& op : ops) {
+    if (op.name == name && op.phase == phase) return op;
+  }
+  throw std::runtime_error("no op " + std::string(name));
+}
+
+TEST(GemmShapes, OpsCarryTheirMatrixShapes) {
+  // GPT-3 175B on TP=8, micro-batch 2: local tokens 4096, 12 heads of 128 per GPU.
+  Degrees d;
+  d.tp = 8;
+  const LayerOps ops = build_layer_ops(gpt3_175b(), d, 2, true);
+  const double T = 2 * 2048, h = 12288;
+  const LayerOp& qkv = find_op(ops.forward, "qkv_fwd", Phase::kForward);
+  EXPECT_EQ(qkv.gemm, (GemmShape{T, 3 * h / 8, h, 1, false}));
+  EXPECT_DOUBLE_EQ(qkv.flops, 2 * qkv.gemm.m * qkv.gemm.n * qkv.gemm.k);
+  // The recomputed forward is the same GEMM; the backward is marked so dgrad and wgrad shapes are used.
+  EXPECT_EQ(find_op(ops.backward, "qkv_fwd", Phase::kRecompute).gemm, qkv.gemm);
+  const LayerOp& qkv_bwd = find_op(ops.backward, "qkv_bwd", Phase::kBackward);
+  EXPECT_EQ(qkv_bwd.gemm, (GemmShape{T, 3 * h / 8, h, 1, true}));
+  EXPECT_EQ(find_op(ops.forward, "mlp_down_fwd", Phase::kForward).gemm,
+            (GemmShape{T, h, 4 * h / 8, 1, false}));
+  // Attention: one product per sequence and local head.
+  const LayerOp& scores = find_op(ops.forward, "attn_scores_fwd", Phase::kForward);
+  EXPECT_EQ(scores.gemm, (GemmShape{2048, 2048, 128, 2 * 12, false}));
+  EXPECT_DOUBLE_EQ(scores.flops, 2 * scores.gemm.m * scores.gemm.n * scores.gemm.k * scores.gemm.batch);
+  EXPECT_EQ(find_op(ops.forward, "attn_values_fwd", Phase::kForward).gemm,
+            (GemmShape{2048, 128, 2048, 24, false}));
+  EXPECT_EQ(find_op(ops.head_forward, "lm_head_fwd", Phase::kForward).gemm.n, std::ceil(50257.0 / 8));
+  // Elementwise ops carry no shape (no quantization).
+  EXPECT_FALSE(find_op(ops.forward, "softmax_fwd", Phase::kForward).gemm.valid());
+  EXPECT_FALSE(find_op(ops.backward, "ln1_bwd", Phase::kBackward).gemm.valid());
+}
+
+TEST(GemmShapes, ExpertsAreGroupedGemms) {
+  const auto job = testing::make_job(testing::moe_spec_text(
+      "data_parallel: 4 expert_parallel: 4 tensor_parallel: 2", "global_batch_sequences: 8"));
+  const LayerOp& up = find_op(job->layer_ops().forward, "expert_up_fwd", Phase::kForward);
+  ASSERT_TRUE(up.gemm.valid());
+  EXPECT_DOUBLE_EQ(up.gemm.batch, static_cast<double>(job->shape().experts) / 4);
+  EXPECT_NEAR(up.flops, 2 * up.gemm.m * up.gemm.n * up.gemm.k * up.gemm.batch, 1e-6 * up.flops);
 }
 
 }  // namespace
