@@ -8,6 +8,9 @@
 # the overhead of the min with vs the min without (on a shared machine other jobs only ever add time).
 # With BASE=path/to/an/older/warpsim, every pair also runs that binary (none, output) right after, so that
 # before and after are measured under the same load; its rows are labelled base-none and base-output.
+# Besides the min, the median over pairs of each pair's own ratio (output / none, same pair, so about
+# the same load) is printed: on a loaded machine it is the steadier of the two. The last line says
+# whether the issue-5 target (< 10% process wall time) is met by both.
 # Usage: scripts/analysis/bench_run_output_overhead.sh path/to/warpsim [SPEC]
 #   env: PAIRS=3, NP=1, BASE=
 set -euo pipefail
@@ -28,9 +31,13 @@ else
   launch=()
   sync=sequential
 fi
+echo "# $(date -u '+%F %T UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+echo "# binary $WARPSIM${BASE:+ (base: $BASE)}, spec $SPEC, $NP rank(s), --sync $sync, $PAIRS pairs"
 echo "| pair | case | load 1 min | process s | CPU s | engine s | write s |"
 echo "|---|---|---|---|---|---|---|"
 declare -A proc cpu eng wr
+pair_ratio=()  # per pair: process wall with output / without
+base_ratio=()
 for ((i = 1; i <= PAIRS; i++)); do
   for c in "${cases[@]}"; do
     extra=()
@@ -50,6 +57,10 @@ for ((i = 1; i <= PAIRS; i++)); do
     cpu[$c]+="$c_s "
     eng[$c]+="$w "
     [[ $c == *output ]] && wr[$c]+="$o "
+    [[ $c == none ]] && plain_e=$e
+    [[ $c == output ]] && pair_ratio+=("$(echo "100 * ($e - $plain_e) / $plain_e" | bc -l)")
+    [[ $c == base-none ]] && base_e=$e
+    [[ $c == base-output ]] && base_ratio+=("$(echo "100 * ($e - $base_e) / $base_e" | bc -l)")
     [[ $c == output ]] && { bytes=$(value "output bytes" "$tmp/out"); samples=$(value "output samples" "$tmp/out"); }
     [[ $c == base-output ]] && base_bytes=$(value "output bytes" "$tmp/out")
   done
@@ -63,9 +74,17 @@ pct() { echo "100 * ($(min "$2") - $(min "$1")) / $(min "$1")" | bc -l; }
 printf 'overhead of the min, process wall: %+.1f%%, CPU: %+.1f%%, engine: %+.1f%%\n' \
   "$(pct "${proc[none]}" "${proc[output]}")" "$(pct "${cpu[none]}" "${cpu[output]}")" \
   "$(pct "${eng[none]}" "${eng[output]}")"
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+min_wall=$(pct "${proc[none]}" "${proc[output]}")
+med_wall=$(median "${pair_ratio[@]}")
+printf 'per-pair process wall overhead: %s; median %+.1f%%\n' "$(printf '%+.1f%% ' "${pair_ratio[@]}")" "$med_wall"
 echo "file: $bytes bytes, $samples samples"
+verdict=$(echo "$min_wall < 10 && $med_wall < 10" | bc -l)
+printf 'issue 5 target (< 10%% process wall, min and median): %s\n' "$([[ $verdict == 1 ]] && echo met || echo "NOT met")"
 if [[ -n $BASE ]]; then
   printf 'base: overhead of the min, process wall: %+.1f%%, CPU: %+.1f%%, engine: %+.1f%%; file: %s bytes\n' \
     "$(pct "${proc[base-none]}" "${proc[base-output]}")" "$(pct "${cpu[base-none]}" "${cpu[base-output]}")" \
     "$(pct "${eng[base-none]}" "${eng[base-output]}")" "$base_bytes"
+  printf 'base: per-pair process wall overhead: %s; median %+.1f%%\n' "$(printf '%+.1f%% ' "${base_ratio[@]}")" \
+    "$(median "${base_ratio[@]}")"
 fi
