@@ -68,12 +68,22 @@ Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_C
   if (config_.sync == SyncMode::kConservative && lookahead_ == 0) {
     throw std::invalid_argument("the conservative mode needs a model lookahead > 0");
   }
-  max_uncommitted_ = config_.max_uncommitted != 0
-                         ? config_.max_uncommitted
-                         : std::uint64_t{16} * std::max<std::uint32_t>(1, config_.gvt_interval);
+  const bool oversubscribed =
+      config_.sync == SyncMode::kOptimistic && ranks_ > 1 && node_oversubscribed(comm_);
+  {
+    const std::uint64_t ceiling = config_.max_uncommitted != 0
+                                      ? config_.max_uncommitted
+                                      : std::uint64_t{16} * std::max<std::uint32_t>(1, config_.gvt_interval);
+    // The floor (1/64 of the ceiling: 1,024 events by default) keeps a throttled rank's GVT rounds rare
+    // enough to pay for themselves.
+    const bool adaptive = config_.optimism_control == OptimismControlMode::kAdaptive ||
+                          (config_.optimism_control == OptimismControlMode::kAuto && oversubscribed);
+    optimism_ =
+        OptimismControl(OptimismControl::Settings{ceiling, ceiling / 64, config_.rollback_target, adaptive});
+  }
   if (config_.idle_sleep_us >= 0)
     idle_sleep_us_ = static_cast<std::uint32_t>(config_.idle_sleep_us);
-  else if (config_.sync == SyncMode::kOptimistic && ranks_ > 1 && node_oversubscribed(comm_))
+  else if (oversubscribed)
     idle_sleep_us_ = 50;
   scratch_.resize(pool_.stride());
   transport_ = std::make_unique<MpiTransport>(comm_, pool_.stride(), config_.batch);
@@ -296,6 +306,10 @@ RunResult Engine::run() {
   spdlog::debug("memory: pool {} B, pending queue {} B, records {} B, log {} B", pool_.reserved_bytes(),
                 pending_.capacity_bytes(), records_.capacity() * sizeof(SendRecord),
                 processed_log_.capacity() * sizeof(ProcessedLogEntry));
+  if (config_.sync == SyncMode::kOptimistic)
+    spdlog::debug("optimism control: window {} (smallest {}), {} shrinks, {} grows, {} throttle waits",
+                  optimism_.window(), optimism_.min_window(), optimism_.shrinks(), optimism_.grows(),
+                  stats_.throttle_waits);
   RunResult result = reduce_result(wall);
   result.checkpoints_written = written;
   result.checkpoint_path = last_path;

@@ -19,6 +19,7 @@
 #include "engine/lp_map.hpp"
 #include "engine/model.hpp"
 #include "engine/mpi_transport.hpp"
+#include "engine/optimism_control.hpp"
 #include "engine/pending_queue.hpp"
 #include "engine/remote_event_index.hpp"
 
@@ -152,8 +153,8 @@ class Engine final : private EventScheduler {
   std::uint32_t stamp_ = 0;
   RemoteEventIndex remote_index_;
   std::uint64_t uncommitted_ = 0;
-  std::uint64_t max_uncommitted_ = 0;
-  std::uint32_t idle_sleep_us_ = 0;  // resolved from config_.idle_sleep_us (0 = spin)
+  OptimismControl optimism_{OptimismControl::Settings{}};  // the uncommitted-event limit (the throttle)
+  std::uint32_t idle_sleep_us_ = 0;                        // resolved from config_.idle_sleep_us (0 = spin)
   SimTime gvt_ = 0;
   bool done_ = false;
 

@@ -25,6 +25,18 @@ void add_engine_options(CLI::App& command, EngineOptions& o) {
                   "optimism throttle: time units beyond GVT a rank may run ahead (0 = unlimited)")
       ->capture_default_str();
   command
+      .add_option(
+          "--optimism-control", o.optimism_control,
+          "optimism throttle: adaptive (each rank's uncommitted limit shrinks while much of its work "
+          "is rolled back, between max-uncommitted / 64 and max-uncommitted) | fixed (max-uncommitted) | "
+          "auto (adaptive when the node runs more ranks than CPUs, else fixed)")
+      ->capture_default_str();
+  command
+      .add_option("--rollback-target", o.rollback_target,
+                  "adaptive optimism control: rolled-back share of a rank's events above which it halves its "
+                  "limit, in (0, 1)")
+      ->capture_default_str();
+  command
       .add_option("--idle-sleep-us", o.idle_sleep_us,
                   "optimistic: microseconds an idle rank sleeps between polls (-1 = 50 when the node runs "
                   "more ranks than CPUs, else 0 = spin)")
@@ -103,6 +115,12 @@ EngineConfig to_engine_config(const EngineOptions& o, SimTime end_time, SimTime 
   if (!(o.optimism_window >= 0) || !std::isfinite(o.optimism_window)) {
     throw UsageError("--optimism-window must be a finite number >= 0");
   }
+  if (o.optimism_control != "auto" && o.optimism_control != "adaptive" && o.optimism_control != "fixed")
+    throw UsageError("--optimism-control: unknown mode '" + o.optimism_control +
+                     "' (expected auto, adaptive or fixed)");
+  if (!(o.rollback_target > 0 && o.rollback_target < 1))
+    throw UsageError("--rollback-target must be a share in (0, 1) (got " + std::to_string(o.rollback_target) +
+                     ")");
   if (o.idle_sleep_us < -1 || o.idle_sleep_us > 1000000)
     throw UsageError("--idle-sleep-us must be -1 (automatic) or 0..1000000 (got " +
                      std::to_string(o.idle_sleep_us) + ")");
@@ -118,6 +136,10 @@ EngineConfig to_engine_config(const EngineOptions& o, SimTime end_time, SimTime 
   c.poll_interval = static_cast<std::uint32_t>(o.poll_interval);
   c.batch = static_cast<std::uint32_t>(o.batch);
   c.max_uncommitted = static_cast<std::uint64_t>(o.max_uncommitted);
+  c.optimism_control = o.optimism_control == "adaptive" ? OptimismControlMode::kAdaptive
+                       : o.optimism_control == "fixed"  ? OptimismControlMode::kFixed
+                                                        : OptimismControlMode::kAuto;
+  c.rollback_target = o.rollback_target;
   c.optimism_window =
       o.optimism_window == 0
           ? kTimeInfinity

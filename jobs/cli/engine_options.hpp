@@ -18,8 +18,10 @@ struct EngineOptions {
   std::int64_t seed = 1;
   std::int64_t gvt_interval = 4096;
   std::int64_t max_uncommitted = 0;
-  double optimism_window = 0;  // in the command's time unit; 0 = off
-  int idle_sleep_us = -1;      // -1 = automatic (EngineConfig::idle_sleep_us)
+  double optimism_window = 0;             // in the command's time unit; 0 = off
+  std::string optimism_control = "auto";  // auto | adaptive | fixed (EngineConfig::optimism_control)
+  double rollback_target = 0.1;           // EngineConfig::rollback_target
+  int idle_sleep_us = -1;                 // -1 = automatic (EngineConfig::idle_sleep_us)
   std::int64_t poll_interval = 16;
   std::int64_t batch = 256;
   double progress_seconds = 2.0;
