@@ -17,6 +17,14 @@ gpus=$(printf '%s\n' "$out" | sed -n 's/^gpus: //p')
 [ "$gpus" = 3072 ] || fail "gpus: $gpus"
 tflops=$(printf '%s\n' "$out" | sed -n 's/^tflops per gpu: //p')
 awk -v t="$tflops" 'BEGIN { exit !(t > 0 && t < 312) }' || fail "tflops per gpu out of (0, peak): $tflops"
+# The other Megatron-LM Table 1 rows (docs/validation.md) estimate too, each below the A100 peak.
+rows=0
+for row in "$(dirname "$EXAMPLE")"/megatron-table1/*.txtpb; do
+  t=$("$WARPSIM" estimate "$row" | sed -n 's/^tflops per gpu: //p')
+  awk -v t="$t" 'BEGIN { exit !(t > 0 && t < 312) }' || fail "$row: tflops per gpu out of (0, peak): $t"
+  rows=$((rows + 1))
+done
+[ "$rows" = 9 ] || fail "expected 9 Table 1 row specs, found $rows"
 
 # expect_error SPEC_FILE FIELD
 expect_error() {
