@@ -282,7 +282,7 @@ void SeriesRecorder::coarsen(std::uint64_t factor) {
   used_ = (used_ + factor - 1) / factor;
 }
 
-void SeriesRecorder::finish(SimTime end) {
+void SeriesRecorder::finish(SimTime end, bool make_rows_now) {
   if (finished_) return;
   finished_ = true;
   if (end != 0) end_time_ = std::min(end_time_, end);
@@ -298,6 +298,13 @@ void SeriesRecorder::finish(SimTime end) {
     }
     for (std::uint32_t local = 0; local < kind.ids.size(); ++local) flush(kind, local);
   }
+  if (make_rows_now) make_rows();
+}
+
+void SeriesRecorder::make_rows() {
+  if (!finished_) throw std::logic_error("SeriesRecorder::make_rows before finish()");
+  if (rows_made_) return;
+  rows_made_ = true;
   // Only now, when no flush or hold can add blocks any more: per metric, rows of exactly sample_count()
   // values (row() is a plain subspan); time integrals become averages over each sample's true length.
   for (Kind& kind : kinds_) {
@@ -334,8 +341,32 @@ void SeriesRecorder::finish(SimTime end) {
   capacity_ = samples_;
 }
 
+void SeriesRecorder::copy_samples(KindId kind_id, std::uint32_t metric, std::uint32_t local, std::uint64_t s0,
+                                  std::uint64_t s1, double* out) const {
+  if (!finished_) throw std::logic_error("SeriesRecorder::copy_samples before finish()");
+  const Kind& kind = kinds_.at(kind_id);
+  if (rows_made_) {
+    const double* row = kind.values.at(metric).data() + static_cast<std::size_t>(local) * samples_;
+    std::copy(row + s0, row + s1, out);
+    return;
+  }
+  // From the blocks, with make_rows()'s arithmetic (so the same bits); samples past capacity_ were never
+  // recorded.
+  const bool average = kind.metrics.at(metric).aggregation == Aggregation::kTimeAverage;
+  for (std::uint64_t s = s0; s < s1; ++s, ++out) {
+    if (s >= capacity_) {
+      *out = 0;
+      continue;
+    }
+    const double v = cell(kind, local, s)[metric];
+    const auto length = static_cast<double>(std::min(end_time_, (s + 1) * interval_) - s * interval_);
+    *out = average ? v / length : v;
+  }
+}
+
 std::uint32_t SeriesRecorder::add_derived_metric(KindId kind_id, MetricSpec metric) {
   if (!finished_) throw std::logic_error("SeriesRecorder::add_derived_metric before finish()");
+  make_rows();
   Kind& kind = kinds_.at(kind_id);
   if (metric.name.empty() || find_metric(kind_id, metric.name))
     throw std::invalid_argument("kind '" + kind.name + "': derived metric '" + metric.name +
@@ -348,6 +379,7 @@ std::uint32_t SeriesRecorder::add_derived_metric(KindId kind_id, MetricSpec metr
 
 std::span<double> SeriesRecorder::mutable_row(KindId kind, std::uint32_t metric, std::uint32_t local) {
   if (!finished_) throw std::logic_error("SeriesRecorder::mutable_row before finish()");
+  make_rows();
   auto& values = kinds_.at(kind).values.at(metric);
   return std::span<double>(values.data(), values.size())
       .subspan(static_cast<std::size_t>(local) * samples_, samples_);
@@ -400,14 +432,14 @@ std::optional<std::uint32_t> SeriesRecorder::find_column(KindId kind, std::strin
 }
 
 std::span<const double> SeriesRecorder::row(KindId kind, std::uint32_t metric, std::uint32_t local) const {
-  if (!finished_) throw std::logic_error("SeriesRecorder::row before finish()");
+  if (!rows_made_) throw std::logic_error("SeriesRecorder::row before finish() and make_rows()");
   const auto& values = kinds_.at(kind).values.at(metric);
   return std::span<const double>(values.data(), values.size())
       .subspan(static_cast<std::size_t>(local) * samples_, samples_);
 }
 
 std::span<const double> SeriesRecorder::metric_values(KindId kind, std::uint32_t metric) const {
-  if (!finished_) throw std::logic_error("SeriesRecorder::metric_values before finish()");
+  if (!rows_made_) throw std::logic_error("SeriesRecorder::metric_values before finish() and make_rows()");
   const ZeroedBuffer& values = kinds_.at(kind).values.at(metric);
   return {values.data(), values.size()};
 }

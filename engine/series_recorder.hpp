@@ -154,16 +154,29 @@ class SeriesRecorder {
 
   // Cuts the grid at `end` (0 = the constructor's end_time; at most that), closes every gauge there and
   // turns time integrals into averages. Call once after the run, before writing; later records are errors.
-  void finish(SimTime end = 0);
+  // With make_rows = false the series stay in the recording blocks: copy_samples() reads them (the
+  // one-rank writer compresses straight from there), and the per-metric rows that row(), metric_values()
+  // and the derived series need are made only by make_rows() (add_derived_metric() and mutable_row() call
+  // it): no second copy of the whole grid when nothing needs one.
+  void finish(SimTime end = 0, bool make_rows = true);
   bool finished() const { return finished_; }
+  // After finish(): lays every kind out as per-metric [local component][sample] rows (once; frees the
+  // blocks).
+  void make_rows();
+  bool rows_made() const { return rows_made_; }
+  // After finish(): samples [s0, s1) of one local component's metric into `out`, whether or not the rows
+  // are made (the same values bit for bit).
+  void copy_samples(KindId kind, std::uint32_t metric, std::uint32_t local, std::uint64_t s0,
+                    std::uint64_t s1, double* out) const;
 
   SimTime interval() const { return interval_; }
   SimTime end_time() const { return end_time_; }
   std::uint64_t sample_count() const { return samples_; }
   std::span<const Kind> kinds() const { return kinds_; }
-  // The samples of one local component after finish(): sample_count() values.
+  // The samples of one local component after finish() and make_rows(): sample_count() values.
   std::span<const double> row(KindId kind, std::uint32_t metric, std::uint32_t local) const;
-  // Every local component's row of one metric after finish(), back to back in registration order.
+  // Every local component's row of one metric after finish() and make_rows(), back to back in registration
+  // order.
   std::span<const double> metric_values(KindId kind, std::uint32_t metric) const;
 
   // Derived series, after finish(): a metric computed from the recorded ones (e.g. power from busy
@@ -219,6 +232,7 @@ class SeriesRecorder {
   std::uint64_t used_ = 0;
   std::vector<Kind> kinds_;
   bool finished_ = false;
+  bool rows_made_ = false;  // finished, and `values` holds the rows (the blocks are gone)
 };
 
 }  // namespace warpsim

@@ -95,7 +95,7 @@ void SeriesRecorder::save(std::ostream& out) const {
   w.put<std::uint64_t>(interval_);
   w.put<std::uint64_t>(end_time_);
   w.put<std::uint64_t>(samples_);
-  w.put<std::uint64_t>(capacity_);
+  w.put<std::uint64_t>(finished_ ? samples_ : capacity_);  // finished: the rows' length, made or not
   w.put<std::uint64_t>(used_);
   w.put<std::uint8_t>(finished_ ? 1 : 0);
   w.put<std::uint32_t>(static_cast<std::uint32_t>(kinds_.size()));
@@ -114,7 +114,14 @@ void SeriesRecorder::save(std::ostream& out) const {
       }
     }
     if (finished_) {
-      for (const auto& values : kind.values) w.put_all(values.data(), values.size());
+      // Per metric, the rows (made now if they are not: the same values as make_rows() would give).
+      std::vector<double> row(samples_);
+      for (std::uint32_t m = 0; m < kind.metrics.size(); ++m) {
+        for (std::uint32_t local = 0; local < kind.ids.size(); ++local) {
+          copy_samples(static_cast<KindId>(&kind - kinds_.data()), m, local, 0, samples_, row.data());
+          w.put_all(row.data(), row.size());
+        }
+      }
     } else {
       for (std::uint32_t local = 0; local < kind.ids.size(); ++local)
         for (std::uint64_t s = 0; s < capacity_; ++s) w.put_all(cell(kind, local, s), kind.metrics.size());
@@ -194,6 +201,7 @@ void SeriesRecorder::load(std::istream& in) {
   samples_ = samples;
   used_ = used;
   finished_ = finished == 1;
+  rows_made_ = finished_;
   allocate_grid(finished_ ? 0 : capacity);
   capacity_ = capacity;
   for (std::size_t k = 0; k < kinds_.size(); ++k) {

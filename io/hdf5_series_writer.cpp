@@ -141,11 +141,12 @@ struct DirectChunks {
 };
 
 // One rank, compressed: queues every chunk of a [rows, samples] dataset whose row r is local component
-// order[r]'s row of `values`. The writes come later (store_chunks), so that the workers compress while
-// the writing thread creates the next datasets.
+// order[r]'s samples of `metric` (read from the recorder by the workers, from its blocks or its rows). The
+// writes come later (store_chunks), so that the workers compress while the writing thread creates the next
+// datasets.
 void queue_chunks(ChunkCompressor& compressor, DirectChunks& target, hid_t dcpl,
-                  std::shared_ptr<const std::vector<std::uint32_t>> order, const double* values,
-                  std::uint64_t samples) {
+                  std::shared_ptr<const std::vector<std::uint32_t>> order, const SeriesRecorder& recorder,
+                  SeriesRecorder::KindId kind, std::uint32_t metric, std::uint64_t samples) {
   hsize_t chunk[2] = {0, 0};
   if (H5Pget_chunk(dcpl, 2, chunk) != 2) throw std::runtime_error("HDF5: reading the chunk shape failed");
   const std::uint64_t rows = order->size();
@@ -155,11 +156,9 @@ void queue_chunks(ChunkCompressor& compressor, DirectChunks& target, hid_t dcpl,
       const std::uint64_t s1 = std::min<std::uint64_t>(samples, s0 + chunk[1]);
       const hsize_t width = chunk[1];
       target.offsets.push_back({r0, s0});
-      compressor.submit(chunk[0] * chunk[1], [=](std::span<double> out) {
-        for (std::uint64_t r = r0; r < r1; ++r) {
-          const double* from = values + static_cast<std::size_t>((*order)[r]) * samples;
-          std::copy(from + s0, from + s1, out.begin() + static_cast<std::ptrdiff_t>((r - r0) * width));
-        }
+      compressor.submit(chunk[0] * chunk[1], [=, &recorder](std::span<double> out) {
+        for (std::uint64_t r = r0; r < r1; ++r)
+          recorder.copy_samples(kind, metric, (*order)[r], s0, s1, out.data() + (r - r0) * width);
       });
     }
   }
@@ -277,11 +276,13 @@ void write_groups(hid_t file, const SeriesRecorder& recorder, const RunMetadata&
 
     h5::Handle sg = make_group(series, kind.name);
     h5::Handle dcpl = series_dcpl(kind.component_count, samples, options.deflate_level);
-    // Components registered in ascending id order (the usual case) are written straight from the recorder;
-    // otherwise their rows are first put in id order.
-    const bool in_order = std::is_sorted(kind.ids.begin(), kind.ids.end());
+    // One rank, compressed: the workers read each chunk's samples from the recorder (its blocks or rows).
+    // Otherwise, components registered in ascending id order (the usual case) are written straight from the
+    // recorder's rows when it has made them; else one metric at a time is put in id order first.
+    const bool in_order = std::is_sorted(kind.ids.begin(), kind.ids.end()) && recorder.rows_made();
     const bool chunked = kind.component_count > 0 && samples > 0;
-    std::vector<double> rows(in_order || compressor != nullptr ? 0 : order.size() * samples);
+    // One metric's rows in id order, unless they are written straight from the recorder's rows.
+    std::vector<double> rows(in_order || (compressor != nullptr && chunked) ? 0 : order.size() * samples);
     const auto shared_order = std::make_shared<const std::vector<std::uint32_t>>(order);
     for (std::uint32_t m = 0; m < kind.metrics.size(); ++m) {
       const MetricSpec& metric = kind.metrics[m];
@@ -295,15 +296,12 @@ void write_groups(hid_t file, const SeriesRecorder& recorder, const RunMetadata&
                                                  H5P_DEFAULT, dcpl, H5P_DEFAULT),
                                       "creating dataset " + metric.name),
                           {}});
-        queue_chunks(*compressor, direct.back(), dcpl, shared_order, recorder.metric_values(k, m).data(),
-                     samples);
+        queue_chunks(*compressor, direct.back(), dcpl, shared_order, recorder, k, m, samples);
       } else if (in_order) {
         data = recorder.metric_values(k, m).data();
       } else {
-        for (std::size_t i = 0; i < order.size(); ++i) {
-          const auto src = recorder.row(k, m, order[i]);
-          std::copy(src.begin(), src.end(), rows.begin() + static_cast<std::ptrdiff_t>(i * samples));
-        }
+        for (std::size_t i = 0; i < order.size(); ++i)
+          recorder.copy_samples(k, m, order[i], 0, samples, rows.data() + i * samples);
       }
       if (compressor == nullptr || !chunked) {
         write_rows(sg, metric.name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, sorted_ids, kind.component_count,

@@ -212,7 +212,8 @@ void RunOutput::write(io::KeyValueReport* report, MPI_Comm comm) {
     recorder_.coarsen(factor);
     used = (used + factor - 1) / factor;
   }
-  recorder_.finish(used * recorder_.interval());
+  // The rows are made only if the power series need them: the writer reads the recording blocks.
+  recorder_.finish(used * recorder_.interval(), /*make_rows=*/false);
 
   io::RunMetadata meta;
   meta.text = {{"model", "training"},

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <span>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -188,6 +189,54 @@ TEST(SeriesRecorder, GrowsPastItsInitialCapacityAndCoarsensExactly) {
   EXPECT_EQ(row(r, b, 2)[5], 1);
   EXPECT_EQ(row(r, b, 0)[9], 5);
   EXPECT_EQ(r.kinds()[0].column_values, (std::vector<double>{3, 3}));
+}
+
+// finish() without making the rows: copy_samples() reads the blocks and gives the rows' values bit for
+// bit (time averages divided by each sample's true length, zeros past the recorded grid); row() needs
+// make_rows(); a checkpoint saves the same bytes either way.
+TEST(SeriesRecorder, FinishWithoutRowsReadsTheSameValuesFromTheBlocks) {
+  auto record = [](SeriesRecorder& r) {
+    const auto k = r.declare_kind(
+        "g", 3,
+        {MetricSpec{"n", "events", Aggregation::kSum, ""}, MetricSpec{"peak", "bytes", Aggregation::kMax, ""},
+         MetricSpec{"busy", "fraction", Aggregation::kTimeAverage, ""}});
+    for (std::uint64_t id = 0; id < 3; ++id) {
+      const auto c = r.add_component(k, id);
+      for (SimTime t = id; t < 700; t += 7 + id) {
+        r.add(c, 0, t, static_cast<double>(t % 11) / 3.0);
+        r.peak(c, 1, t, static_cast<double>(t % 13));
+        r.set(c, 2, t, static_cast<double>(t % 3) / 7.0);
+      }
+    }
+  };
+  SeriesRecorder rows(10, 2000), blocks(10, 2000);
+  record(rows);
+  record(blocks);
+  rows.finish(995);  // a partial last sample (5 ps) and samples past the recorded grid
+  blocks.finish(995, false);
+  EXPECT_TRUE(rows.rows_made());
+  EXPECT_FALSE(blocks.rows_made());
+  EXPECT_THROW(blocks.row(0, 0, 0), std::logic_error);
+  std::stringstream a, b;
+  rows.save(a);
+  blocks.save(b);
+  EXPECT_EQ(a.str(), b.str());
+  std::vector<double> got(rows.sample_count());
+  for (std::uint32_t m = 0; m < 3; ++m) {
+    for (std::uint32_t local = 0; local < 3; ++local) {
+      blocks.copy_samples(0, m, local, 0, got.size(), got.data());
+      const auto want = rows.row(0, m, local);
+      ASSERT_EQ(got, std::vector<double>(want.begin(), want.end())) << m << " " << local;
+      rows.copy_samples(0, m, local, 0, got.size(), got.data());
+      ASSERT_EQ(got, std::vector<double>(want.begin(), want.end())) << m << " " << local;
+    }
+  }
+  blocks.make_rows();
+  for (std::uint32_t m = 0; m < 3; ++m) {
+    const auto x = rows.metric_values(0, m);
+    const auto y = blocks.metric_values(0, m);
+    EXPECT_EQ(std::vector<double>(x.begin(), x.end()), std::vector<double>(y.begin(), y.end()));
+  }
 }
 
 }  // namespace
