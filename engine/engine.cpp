@@ -70,16 +70,15 @@ Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_C
   }
   const bool oversubscribed =
       config_.sync == SyncMode::kOptimistic && ranks_ > 1 && node_oversubscribed(comm_);
+  max_uncommitted_ = config_.max_uncommitted != 0
+                         ? config_.max_uncommitted
+                         : std::uint64_t{16} * std::max<std::uint32_t>(1, config_.gvt_interval);
   {
-    const std::uint64_t ceiling = config_.max_uncommitted != 0
-                                      ? config_.max_uncommitted
-                                      : std::uint64_t{16} * std::max<std::uint32_t>(1, config_.gvt_interval);
-    // The floor (1/64 of the ceiling: 1,024 events by default) keeps a throttled rank's GVT rounds rare
-    // enough to pay for themselves.
     const bool adaptive = config_.optimism_control == OptimismControlMode::kAdaptive ||
                           (config_.optimism_control == OptimismControlMode::kAuto && oversubscribed);
-    optimism_ =
-        OptimismControl(OptimismControl::Settings{ceiling, ceiling / 64, config_.rollback_target, adaptive});
+    // Judge the rollback share over at least a quarter of a GVT interval's events.
+    optimism_ = OptimismControl(OptimismControl::Settings{
+        config_.rollback_target, adaptive, std::max<std::uint64_t>(1, config_.gvt_interval / 4)});
   }
   if (config_.idle_sleep_us >= 0)
     idle_sleep_us_ = static_cast<std::uint32_t>(config_.idle_sleep_us);
@@ -307,7 +306,7 @@ RunResult Engine::run() {
                 pending_.capacity_bytes(), records_.capacity() * sizeof(SendRecord),
                 processed_log_.capacity() * sizeof(ProcessedLogEntry));
   if (config_.sync == SyncMode::kOptimistic)
-    spdlog::debug("optimism control: window {} (smallest {}), {} shrinks, {} grows, {} throttle waits",
+    spdlog::debug("optimism control: window {} ps (smallest {}), {} shrinks, {} grows, {} throttle waits",
                   optimism_.window(), optimism_.min_window(), optimism_.shrinks(), optimism_.grows(),
                   stats_.throttle_waits);
   RunResult result = reduce_result(wall);

@@ -153,7 +153,8 @@ class Engine final : private EventScheduler {
   std::uint32_t stamp_ = 0;
   RemoteEventIndex remote_index_;
   std::uint64_t uncommitted_ = 0;
-  OptimismControl optimism_{OptimismControl::Settings{}};  // the uncommitted-event limit (the throttle)
+  std::uint64_t max_uncommitted_ = 0;
+  OptimismControl optimism_{OptimismControl::Settings{}};  // the adaptive window beyond GVT
   std::uint32_t idle_sleep_us_ = 0;                        // resolved from config_.idle_sleep_us (0 = spin)
   SimTime gvt_ = 0;
   bool done_ = false;

@@ -166,11 +166,16 @@ bool Engine::can_process_optimistic() {
   if (t >= stop_time_) return false;
   // Events at GVT itself always run: that is what lets GVT advance when every rank is at its limit.
   if (t <= gvt_) return true;
-  if (uncommitted_ >= optimism_.window()) {
-    optimism_.note_throttled();
+  if (uncommitted_ >= max_uncommitted_ ||
+      (config_.optimism_window != kTimeInfinity && t - gvt_ > config_.optimism_window)) {
+    ++stats_.throttle_waits;
     return false;
   }
-  if (config_.optimism_window != kTimeInfinity && t - gvt_ > config_.optimism_window) return false;
+  if (t - gvt_ > optimism_.window()) {
+    optimism_.note_throttled();
+    ++stats_.throttle_waits;
+    return false;
+  }
   return true;
 }
 
@@ -220,7 +225,7 @@ void Engine::progress_gvt_round() {
     decide_cut(std::max(furthest == kTimeInfinity ? furthest : furthest + 1, gvt_), sums_out_[4] != 0);
   }
   fossil_collect(std::min(gvt_, stop_time_));
-  optimism_.on_gvt(stats_.processed, stats_.rolled_back);
+  optimism_.on_gvt(stats_.processed, stats_.rolled_back, max_executed_ > gvt_ ? max_executed_ - gvt_ : 0);
   if (gvt_ >= stop_time_) done_ = true;
   report_progress(std::min(gvt_, config_.end_time), sums_out_[2], false);
 }
@@ -266,15 +271,9 @@ void Engine::run_optimistic() {
       execute_forward(index, lp);
       current_event_ = kNil;
       stats_.peak_uncommitted = std::max(stats_.peak_uncommitted, ++uncommitted_);
-      // A round every gvt_interval events, or every half window when that is fewer, so that a throttled
-      // rank's next GVT is on its way before its window fills.
-      if (++processed_since_round_ >=
-              std::min<std::uint64_t>(config_.gvt_interval, optimism_.window() / 2 + 1) &&
-          !in_round_)
-        start_gvt_round();
+      if (++processed_since_round_ >= config_.gvt_interval && !in_round_) start_gvt_round();
       if (--until_poll != 0) continue;
     } else {
-      if (uncommitted_ >= optimism_.window()) ++stats_.throttle_waits;
       if (!in_round_) start_gvt_round();
       if (idle_sleep_us_ != 0 && ++idle_loops > kIdleLoopsBeforeSleep)
         std::this_thread::sleep_for(std::chrono::microseconds(idle_sleep_us_));

@@ -1,6 +1,7 @@
-// The adaptive optimism control: the window halves while the rollback share is above the target, grows back
-// only when the window stopped the rank and rollbacks are rare, stays within [floor, ceiling], undoes a
-// shrink that did not lower the rollback share, and never moves in fixed mode.
+// The adaptive optimism control: the window beyond GVT starts unlimited, takes its scale from the rank's
+// lead when it first shrinks, halves while the rollback share is above the target (never below the floor),
+// grows back only when the window stopped the rank and rollbacks are rare, undoes a shrink that did not
+// lower the rollback share, and never moves when adaptation is off.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -15,79 +16,81 @@ struct Feeder {
   OptimismControl& control;
   std::uint64_t processed = 0;
   std::uint64_t rolled_back = 0;
-  void interval(std::uint64_t p, std::uint64_t r, bool throttled) {
+  void interval(std::uint64_t p, std::uint64_t r, bool throttled, SimTime lead = 1'000'000) {
     if (throttled) control.note_throttled();
     processed += p;
     rolled_back += r;
-    control.on_gvt(processed, rolled_back);
+    control.on_gvt(processed, rolled_back, lead);
   }
 };
 
-TEST(OptimismControl, ShrinksWhileRollbacksAreFrequentAndStopsAtTheFloor) {
-  OptimismControl control({/*ceiling=*/65536, /*floor=*/1024, /*rollback_target=*/0.1, /*adaptive=*/true});
+OptimismControl::Settings adaptive(double target = 0.1) {
+  return {target, true, 100};
+}
+
+TEST(OptimismControl, ShrinksFromTheLeadWhileRollbacksFallAndStopsAtTheFloor) {
+  OptimismControl control(adaptive(/*target=*/0.01));
   Feeder feed{control};
-  EXPECT_EQ(control.window(), 65536u);
-  // Rollback shares (rolled back per 10,000 processed) that keep falling as the window shrinks: every shrink
-  // helps.
-  const std::uint64_t shares[] = {9000, 6000, 4400, 3200, 2300, 1700, 1200};
-  const std::uint64_t windows[] = {32768, 16384, 8192, 4096, 2048, 1024, 1024};
-  for (int i = 0; i < 7; ++i) {
-    feed.interval(10000, shares[i], true);
-    EXPECT_EQ(control.window(), windows[i]) << "interval " << i;
+  EXPECT_EQ(control.window(), kTimeInfinity);
+  feed.interval(1000, 5, false);  // 0.5%: nothing to do
+  EXPECT_EQ(control.window(), kTimeInfinity);
+  feed.interval(1000, 900, true, /*lead=*/1'024'000);  // 90%: half the lead the rank was running ahead by
+  EXPECT_EQ(control.window(), 512'000u);
+  // Shares that keep falling as the window shrinks (each below 3/4 of the one before): every shrink helps,
+  // down to the floor, lead / 1024 = 1,000 ps.
+  std::uint64_t share = 600;
+  SimTime expected = 512'000;
+  for (int i = 0; i < 11; ++i) {
+    feed.interval(1000, share, true);
+    expected = std::max<SimTime>(1'000, expected / 2);
+    EXPECT_EQ(control.window(), expected) << "interval " << i;
+    share = share * 7 / 10;
   }
-  EXPECT_EQ(control.min_window(), 1024u);
-  EXPECT_EQ(control.shrinks(), 7u);
+  EXPECT_EQ(control.min_window(), 1'000u);
 }
 
 TEST(OptimismControl, GrowsBackOnlyWhenThrottledAndRollbacksAreRare) {
-  OptimismControl control({4096, 64, 0.1, true});
+  OptimismControl control(adaptive());
   Feeder feed{control};
-  feed.interval(1000, 500, true);
-  EXPECT_EQ(control.window(), 2048u);
+  feed.interval(1000, 500, true, 8000);
+  EXPECT_EQ(control.window(), 4000u);
   feed.interval(1000, 0, /*throttled=*/false);  // the window did not bind: no reason to grow
-  EXPECT_EQ(control.window(), 2048u);
+  EXPECT_EQ(control.window(), 4000u);
   feed.interval(1000, 50, true);  // 5%: between target / 4 and target, keep
-  EXPECT_EQ(control.window(), 2048u);
+  EXPECT_EQ(control.window(), 4000u);
   feed.interval(1000, 10, true);  // 1%: grow by a quarter
-  EXPECT_EQ(control.window(), 2560u);
-  for (int i = 0; i < 20; ++i) feed.interval(1000, 0, true);
-  EXPECT_EQ(control.window(), 4096u);  // capped at the ceiling
-  EXPECT_GE(control.grows(), 2u);
+  EXPECT_EQ(control.window(), 5000u);
+  EXPECT_EQ(control.grows(), 1u);
 }
 
 TEST(OptimismControl, UndoesAShrinkThatDidNotLowerTheRollbackShare) {
-  OptimismControl control({8192, 64, 0.1, true});
+  OptimismControl control(adaptive());
   Feeder feed{control};
-  feed.interval(1000, 300, true);  // 30%: shrink
-  EXPECT_EQ(control.window(), 4096u);
-  feed.interval(1000, 290, true);  // still 29%: the shrink did not help, undo and hold
-  EXPECT_EQ(control.window(), 8192u);
+  feed.interval(1000, 300, true, 8000);  // 30%: shrink from unlimited to half the lead
+  EXPECT_EQ(control.window(), 4000u);
+  feed.interval(1000, 290, true);  // still 29%: the shrink did not help, undo (unlimited again) and hold
+  EXPECT_EQ(control.window(), kTimeInfinity);
   for (int i = 0; i < 16; ++i) feed.interval(1000, 300, true);  // held
-  EXPECT_EQ(control.window(), 8192u);
-  feed.interval(1000, 300, true);  // the hold is over: try again
-  EXPECT_EQ(control.window(), 4096u);
+  EXPECT_EQ(control.window(), kTimeInfinity);
+  feed.interval(1000, 300, true, 6000);  // the hold is over: try again from the current lead
+  EXPECT_EQ(control.window(), 3000u);
 }
 
 TEST(OptimismControl, SmallSamplesAccumulateUntilTheyAreWorthJudging) {
-  OptimismControl control({4096, 1024, 0.1, true});
+  OptimismControl control(adaptive());
   Feeder feed{control};
-  feed.interval(500, 400, true);  // 500 < floor events: not judged yet
-  EXPECT_EQ(control.window(), 4096u);
-  feed.interval(600, 0, true);  // 1,100 events, 400 rolled back: judged together
-  EXPECT_EQ(control.window(), 2048u);
+  feed.interval(50, 40, true, 8000);  // 50 < 100 events: not judged yet
+  EXPECT_EQ(control.window(), kTimeInfinity);
+  feed.interval(60, 0, true, 8000);  // 110 events, 40 rolled back: judged together
+  EXPECT_EQ(control.window(), 4000u);
 }
 
-TEST(OptimismControl, FixedModeNeverMovesAndBoundsAreSane) {
-  OptimismControl fixed({2048, 32, 0.1, false});
-  Feeder feed{fixed};
+TEST(OptimismControl, OffNeverMoves) {
+  OptimismControl off({0.1, false, 100});
+  Feeder feed{off};
   for (int i = 0; i < 10; ++i) feed.interval(5000, 5000, true);
-  EXPECT_EQ(fixed.window(), 2048u);
-  EXPECT_EQ(fixed.shrinks(), 0u);
-  OptimismControl odd({0, 5000, 0.1, true});  // ceiling 0 -> 1, floor clamped to the ceiling
-  EXPECT_EQ(odd.window(), 1u);
-  Feeder feed_odd{odd};
-  feed_odd.interval(10, 10, true);
-  EXPECT_EQ(odd.window(), 1u);
+  EXPECT_EQ(off.window(), kTimeInfinity);
+  EXPECT_EQ(off.shrinks(), 0u);
 }
 
 }  // namespace
