@@ -110,6 +110,7 @@ CollectiveOptions collective_options(const workload::Job& job) {
   CollectiveOptions o;
   o.dp_tree = t.dp_allreduce_algorithm() == "tree";
   if (t.dp_tree_chunk_bytes() != 0) o.tree_chunk_bytes = t.dp_tree_chunk_bytes();
+  o.sync_p2p = job.degrees().pp_sync;
   return o;
 }
 
@@ -124,8 +125,9 @@ std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targe
   if (op.kind != OpKind::kCompute && (disabled & bit(comm_class(op))) != 0) return 0;
   switch (op.kind) {
     case OpKind::kCompute:
-    case OpKind::kSend:
       return 1;
+    case OpKind::kSend:
+      return options.sync_p2p ? 2 : 1;
     case OpKind::kRecv:
       return 2;
     case OpKind::kCollective: {
@@ -150,12 +152,11 @@ GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_
                         const CollectiveOptions& options) {
   switch (op.kind) {
     case OpKind::kCompute:
-      return GpuOp::compute(op.fixed_duration_ps != 0
-                                ? op.fixed_duration_ps
-                                : compute.picoseconds(op),
+      return GpuOp::compute(op.fixed_duration_ps != 0 ? op.fixed_duration_ps : compute.picoseconds(op),
                             op.flops, op.bytes);
-    case OpKind::kSend:
-      return GpuOp::send(op.peer, std::max<std::uint64_t>(1, op.comm_bytes), p2p_tag(op.tag));
+    case OpKind::kSend:  // sub 1 (synchronous p2p only): wait until the send has left
+      return sub == 0 ? GpuOp::send(op.peer, std::max<std::uint64_t>(1, op.comm_bytes), p2p_tag(op.tag))
+                      : GpuOp::wait();
     case OpKind::kRecv:
       return sub == 0 ? GpuOp::recv(op.peer, std::max<std::uint64_t>(1, op.comm_bytes), p2p_tag(op.tag))
                       : GpuOp::wait();

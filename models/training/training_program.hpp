@@ -2,6 +2,7 @@
 // Each workload op expands into a fixed number of cluster ops:
 //   compute         -> Compute{ComputeModel time}                                   (1 op)
 //   p2p send        -> Send (asynchronous)                                          (1)
+//                      with parallelism.pipeline_p2p_sync: Send, Wait (blocks until it left the NIC) (2)
 //   p2p recv        -> Recv, Wait (the workload's receive blocks)                   (2)
 //   collective on n -> ring steps [Send to next, Recv from previous, Wait]: all-reduce 2(n-1) steps of B/n,
 //                      reduce-scatter and all-gather n-1 steps of B/n, ring exchange n-1 steps of B;
@@ -57,6 +58,7 @@ static_assert(static_cast<unsigned>(CommClass::kCount) < cluster::kWaitLabels);
 struct CollectiveOptions {
   bool dp_tree = false;                          // data-parallel all-reduces as a double binary tree
   std::uint64_t tree_chunk_bytes = 16ull << 20;  // the tree's pipeline chunk
+  bool sync_p2p = false;                         // pipeline sends wait for their completion
 };
 CollectiveOptions collective_options(const workload::Job& job);
 // Whether `op` runs as the tree under `options`.

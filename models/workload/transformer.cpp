@@ -142,6 +142,7 @@ Degrees Degrees::from_spec(const spec::JobParallelism& p) {
   d.zero = p.zero_stage();
   d.sequence_parallel = p.sequence_parallel() && d.tp > 1;
   d.pp_scatter_gather = p.pipeline_scatter_gather() && d.tp > 1 && !d.sequence_parallel && d.pp > 1;
+  d.pp_sync = p.pipeline_p2p_sync() && d.pp > 1;
   return d;
 }
 

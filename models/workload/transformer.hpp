@@ -30,6 +30,7 @@ struct Degrees {
   bool sequence_parallel = false;
   bool interleaved = false;
   bool pp_scatter_gather = false;  // TP > 1, no sequence parallelism, pipeline_scatter_gather set
+  bool pp_sync = false;            // PP > 1, pipeline_p2p_sync set: each pipeline send blocks until sent
   static Degrees from_spec(const spec::JobParallelism& p);
 };
 

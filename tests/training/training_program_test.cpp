@@ -58,6 +58,8 @@ const Variant kVariants[] = {
      "all_reduce"},
     {"pipeline_scatter_gather",
      [](spec::JobSpec& j) { j.mutable_parallelism()->set_pipeline_scatter_gather(true); }, "all_gather"},
+    {"pipeline_p2p_sync", [](spec::JobSpec& j) { j.mutable_parallelism()->set_pipeline_p2p_sync(true); },
+     "all_reduce"},
 };
 
 class TrainingProgramTest : public ::testing::TestWithParam<Variant> {};
@@ -170,6 +172,35 @@ TEST(TrainingProgram, CountsFollowTheAlgorithms) {
   op.kind = workload::OpKind::kCheckpointWrite;
   EXPECT_EQ(expanded_count(op, 0), 0u);
   EXPECT_EQ(expanded_count(op, 4), 2u);
+}
+
+// Synchronous pipeline p2p (Megatron-LM 2021): every pipeline send is followed by a Wait labelled pipeline.
+TEST(TrainingProgram, SynchronousPipelineSendsWait) {
+  workload::Op op;
+  op.kind = workload::OpKind::kSend;
+  op.peer = 3;
+  op.comm_bytes = 1000;
+  CollectiveOptions sync;
+  sync.sync_p2p = true;
+  EXPECT_EQ(expanded_count(op, 0), 1u);
+  ASSERT_EQ(expanded_count(op, 0, 0, sync), 2u);
+  auto job_spec = small_job();
+  job_spec.mutable_parallelism()->set_pipeline_p2p_sync(true);
+  const auto job = std::make_shared<const workload::Job>(job_spec);
+  ASSERT_TRUE(job->degrees().pp_sync);
+  EXPECT_TRUE(collective_options(*job).sync_p2p);
+  EXPECT_EQ(expand(op, 0, 0, job->compute(), 0, sync).kind, cluster::OpKind::kSend);
+  const cluster::GpuOp w = expand(op, 0, 1, job->compute(), 0, sync);
+  EXPECT_EQ(w.kind, cluster::OpKind::kWait);
+  EXPECT_EQ(w.wait_label, wait_label(CommClass::kPipeline));
+  // Every send of a stage's program gets its Wait: the program grows by exactly the number of sends.
+  const TrainingProgram plain(std::make_shared<const workload::Job>(small_job()), 1, 0);
+  const TrainingProgram synced(job, 1, 0);
+  const workload::GpuProgram prog(job, 0, 1);
+  std::uint64_t sends = 0;
+  for (std::uint64_t i = 0; i < prog.size(); ++i) sends += prog.op(i).kind == workload::OpKind::kSend;
+  EXPECT_GT(sends, 0u);
+  EXPECT_EQ(synced.size(0), plain.size(0) + sends);
 }
 
 // The data loader: the first and last stage prefetch the next step's token ids / labels (int32 per token of
