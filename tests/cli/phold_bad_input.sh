@@ -27,6 +27,9 @@ for np in 1 2; do
   expect_usage_error "$np" phold --no-such-flag
   expect_usage_error "$np" phold --gvt-interval 0
   expect_usage_error "$np" phold --idle-sleep-us -2
+  expect_usage_error "$np" phold --optimism-control sometimes
+  expect_usage_error "$np" phold --rollback-target 0
+  expect_usage_error "$np" phold --rollback-target 1.5
   expect_usage_error "$np" phold --partition metis-typo
   expect_usage_error "$np" phold --sync conservative --lookahead 0
 done

@@ -66,17 +66,26 @@ struct Variant {
   std::uint32_t batch;
   std::uint32_t poll;
   std::uint64_t max_uncommitted;
+  OptimismControlMode control;
+  double rollback_target;
 };
 
 std::vector<Variant> variants(bool conservative_ok) {
   std::vector<Variant> v = {
-      {"optimistic/block", SyncMode::kOptimistic, false, 4096, 256, 16, 0},
-      {"optimistic/round-robin/eager", SyncMode::kOptimistic, true, 64, 1, 1, 0},
-      {"optimistic/block/throttled", SyncMode::kOptimistic, false, 16, 8, 4, 64},
+      {"optimistic/block", SyncMode::kOptimistic, false, 4096, 256, 16, 0, OptimismControlMode::kAuto, 0.1},
+      {"optimistic/round-robin/eager", SyncMode::kOptimistic, true, 64, 1, 1, 0, OptimismControlMode::kFixed,
+       0.1},
+      {"optimistic/block/throttled", SyncMode::kOptimistic, false, 16, 8, 4, 64, OptimismControlMode::kFixed,
+       0.1},
+      // The adaptive window with a target so low that it shrinks and grows all the time.
+      {"optimistic/round-robin/adaptive", SyncMode::kOptimistic, true, 64, 8, 4, 1024,
+       OptimismControlMode::kAdaptive, 0.01},
   };
   if (conservative_ok) {
-    v.push_back({"conservative/block", SyncMode::kConservative, false, 4096, 256, 16, 0});
-    v.push_back({"conservative/round-robin", SyncMode::kConservative, true, 4096, 1, 16, 0});
+    v.push_back({"conservative/block", SyncMode::kConservative, false, 4096, 256, 16, 0,
+                 OptimismControlMode::kAuto, 0.1});
+    v.push_back({"conservative/round-robin", SyncMode::kConservative, true, 4096, 1, 16, 0,
+                 OptimismControlMode::kAuto, 0.1});
   }
   return v;
 }
@@ -100,6 +109,8 @@ std::uint64_t check_against_sequential(const ModelFactory& factory, std::uint64_
     config.batch = v.batch;
     config.poll_interval = v.poll;
     config.max_uncommitted = v.max_uncommitted;
+    config.optimism_control = v.control;
+    config.rollback_target = v.rollback_target;
     std::unique_ptr<LpMap> map;
     if (v.round_robin) {
       map = std::make_unique<RoundRobinLpMap>(lps, ranks);
