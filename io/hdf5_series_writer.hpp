@@ -1,5 +1,6 @@
 // Writes a finished SeriesRecorder, run metadata and a summary into one HDF5 file, from all ranks at once
-// (parallel HDF5 over MPI-IO, collective writes). Layout: docs/hdf5-layout.md. The file is written under
+// (parallel HDF5 over MPI-IO, collective writes; one rank: the POSIX driver, chunks deflated by worker
+// threads). Layout: docs/hdf5-layout.md. The file is written under
 // "<path>.partial" and renamed by rank 0 after every rank has closed it, so a run that dies leaves no file
 // under the final name.
 #pragma once
