@@ -28,13 +28,13 @@ struct EngineConfig {
   // Optimistic: processed-but-uncommitted events a rank may hold before it waits for GVT (memory bound).
   // 0 = automatic (16 x gvt_interval).
   std::uint64_t max_uncommitted = 0;
-  // Optimistic: adapt each rank's uncommitted-event limit between max_uncommitted / 64 and max_uncommitted
-  // to the share of its recent work that was rolled back (engine/optimism_control.hpp), or keep it at
-  // max_uncommitted (fixed). Automatic: adaptive where the node runs more ranks than it has CPUs, so that a
-  // throttled (sleeping) rank's CPU goes to ranks with useful work; fixed otherwise, where waiting would
+  // Optimistic: give each rank a window of simulated time beyond GVT that adapts to the share of its recent
+  // work that was rolled back (engine/optimism_control.hpp), or none (fixed: only max_uncommitted and
+  // optimism_window throttle). Automatic: adaptive where the node runs more ranks than it has CPUs, so that
+  // a throttled (sleeping) rank's CPU goes to ranks with useful work; fixed otherwise, where waiting would
   // leave the rank's core idle.
   OptimismControlMode optimism_control = OptimismControlMode::kAuto;
-  // Optimistic, adaptive: a rank halves its limit when more than this share of the events it processed
+  // Optimistic, adaptive: a rank halves its window when more than this share of the events it processed
   // since its last adjustment was rolled back, and grows it when less than a quarter of it was.
   double rollback_target = 0.1;
   // Optimistic: events more than this ahead of GVT wait (time-window throttle); infinity = off.

@@ -27,14 +27,14 @@ void add_engine_options(CLI::App& command, EngineOptions& o) {
   command
       .add_option(
           "--optimism-control", o.optimism_control,
-          "optimism throttle: adaptive (each rank's uncommitted limit shrinks while much of its work "
-          "is rolled back, between max-uncommitted / 64 and max-uncommitted) | fixed (max-uncommitted) | "
-          "auto (adaptive when the node runs more ranks than CPUs, else fixed)")
+          "optimism throttle: adaptive (a window of simulated time beyond GVT per rank that halves while "
+          "much of its work is rolled back) | fixed (only max-uncommitted) | auto (adaptive when the node "
+          "runs more ranks than CPUs, else fixed)")
       ->capture_default_str();
   command
       .add_option("--rollback-target", o.rollback_target,
                   "adaptive optimism control: rolled-back share of a rank's events above which it halves its "
-                  "limit, in (0, 1)")
+                  "window, in (0, 1)")
       ->capture_default_str();
   command
       .add_option("--idle-sleep-us", o.idle_sleep_us,
