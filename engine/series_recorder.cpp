@@ -329,7 +329,7 @@ void SeriesRecorder::make_rows() {
       for (std::size_t local = 0; local < n; ++local) {
         for (std::uint64_t s = s0; s < s1; ++s) {
           const double* from = block + ((s - s0) * n + local) * stride;
-          const auto length = static_cast<double>(std::min(end_time_, (s + 1) * interval_) - s * interval_);
+          const double length = sample_length(s);
           for (std::size_t m = 0; m < stride; ++m)
             to[m][local * samples_ + s] = average[m] ? from[m] / length : from[m];
         }
@@ -359,8 +359,7 @@ void SeriesRecorder::copy_samples(KindId kind_id, std::uint32_t metric, std::uin
       continue;
     }
     const double v = cell(kind, local, s)[metric];
-    const auto length = static_cast<double>(std::min(end_time_, (s + 1) * interval_) - s * interval_);
-    *out = average ? v / length : v;
+    *out = average ? v / sample_length(s) : v;
   }
 }
 

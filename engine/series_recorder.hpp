@@ -8,6 +8,7 @@
 // No MPI or HDF5 here: io/ reads a finished recorder and writes it (io/hdf5_series_writer.hpp).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <iosfwd>
@@ -205,6 +206,11 @@ class SeriesRecorder {
  private:
   void hold(Kind& kind, std::uint32_t metric, std::uint32_t local, SimTime until);
   void flush(Kind& kind, std::uint32_t local);
+  // Length of sample s after finish(): the interval, or less for the last sample cut at the end (the
+  // divisor that turns a time integral into an average; make_rows() and copy_samples() share it).
+  double sample_length(std::uint64_t s) const {
+    return static_cast<double>(std::min(end_time_, (s + 1) * interval_) - s * interval_);
+  }
   void move_cursor(Kind& kind, std::uint32_t local, SimTime t);
   void add_direct(Kind& kind, std::uint32_t local, std::uint32_t metric, SimTime t, double amount);
   void peak_direct(Kind& kind, std::uint32_t local, std::uint32_t metric, SimTime t, double value);
