@@ -84,6 +84,10 @@ Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_C
     idle_sleep_us_ = static_cast<std::uint32_t>(config_.idle_sleep_us);
   else if (oversubscribed)
     idle_sleep_us_ = 50;
+  if (config_.poll_us >= 0)
+    poll_period_ = std::chrono::microseconds(config_.poll_us);
+  else if (oversubscribed)
+    poll_period_ = std::chrono::microseconds(100);
   scratch_.resize(pool_.stride());
   transport_ = std::make_unique<MpiTransport>(comm_, pool_.stride(), config_.batch);
 

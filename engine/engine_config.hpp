@@ -45,6 +45,12 @@ struct EngineConfig {
   std::int32_t idle_sleep_us = -1;
   // Events handled between polls of the network (and flushes of partly filled send batches).
   std::uint32_t poll_interval = 16;
+  // Optimistic: wall-clock microseconds at least between two polls while the rank has events to run (it
+  // checks the clock every poll_interval events). On a node running more ranks than CPUs every empty poll
+  // costs a system call (OpenMPI then yields the CPU inside each idle progress call), so polling by event
+  // count alone spent a quarter of the CPU in the kernel there. -1 = automatic: 100 on such an
+  // oversubscribed node, otherwise 0 (poll every poll_interval events).
+  std::int32_t poll_us = -1;
   // Events per MPI message at most.
   std::uint32_t batch = 256;
   // Seconds between progress lines on rank 0; 0 = silent.

@@ -251,6 +251,7 @@ void Engine::run_optimistic() {
   constexpr std::uint32_t kIdleLoopsBeforeSleep = 4;
   std::uint32_t until_poll = config_.poll_interval;
   std::uint32_t idle_loops = 0;
+  auto last_poll = std::chrono::steady_clock::now();
   while (!done_) {
     if (can_process_optimistic()) {
       idle_loops = 0;
@@ -273,6 +274,14 @@ void Engine::run_optimistic() {
       stats_.peak_uncommitted = std::max(stats_.peak_uncommitted, ++uncommitted_);
       if (++processed_since_round_ >= config_.gvt_interval && !in_round_) start_gvt_round();
       if (--until_poll != 0) continue;
+      if (poll_period_.count() != 0) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_poll < poll_period_) {
+          until_poll = config_.poll_interval;
+          continue;
+        }
+        last_poll = now;
+      }
     } else {
       if (!in_round_) start_gvt_round();
       if (idle_sleep_us_ != 0 && ++idle_loops > kIdleLoopsBeforeSleep)

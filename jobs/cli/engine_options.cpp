@@ -43,6 +43,12 @@ void add_engine_options(CLI::App& command, EngineOptions& o) {
       ->capture_default_str();
   command.add_option("--poll-interval", o.poll_interval, "events handled between network polls")
       ->capture_default_str();
+  command
+      .add_option(
+          "--poll-us", o.poll_us,
+          "optimistic: wall microseconds at least between network polls while a rank has events to "
+          "run (-1 = 100 when the node runs more ranks than CPUs, else 0 = every poll-interval events)")
+      ->capture_default_str();
   command.add_option("--batch", o.batch, "events per MPI message at most")->capture_default_str();
   command.add_option("--progress-seconds", o.progress_seconds, "seconds between progress lines (0 = none)")
       ->capture_default_str();
@@ -124,6 +130,9 @@ EngineConfig to_engine_config(const EngineOptions& o, SimTime end_time, SimTime 
   if (o.idle_sleep_us < -1 || o.idle_sleep_us > 1000000)
     throw UsageError("--idle-sleep-us must be -1 (automatic) or 0..1000000 (got " +
                      std::to_string(o.idle_sleep_us) + ")");
+  if (o.poll_us < -1 || o.poll_us > 1000000)
+    throw UsageError("--poll-us must be -1 (automatic) or 0..1000000 (got " + std::to_string(o.poll_us) +
+                     ")");
   if (!(o.progress_seconds >= 0)) throw UsageError("--progress-seconds must be >= 0");
   const bool graph_strategy =
       o.partition == "topology" || o.partition == "topology-striped" || o.partition == "metis";
@@ -146,6 +155,7 @@ EngineConfig to_engine_config(const EngineOptions& o, SimTime end_time, SimTime 
           : static_cast<SimTime>(std::llround(o.optimism_window * static_cast<double>(time_unit_ps)));
   c.progress_seconds = o.progress_seconds;
   c.idle_sleep_us = o.idle_sleep_us;
+  c.poll_us = o.poll_us;
   c.end_time = end_time;
   return c;
 }

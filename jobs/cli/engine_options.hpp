@@ -22,6 +22,7 @@ struct EngineOptions {
   std::string optimism_control = "auto";  // auto | adaptive | fixed (EngineConfig::optimism_control)
   double rollback_target = 0.1;           // EngineConfig::rollback_target
   int idle_sleep_us = -1;                 // -1 = automatic (EngineConfig::idle_sleep_us)
+  int poll_us = -1;                       // -1 = automatic (EngineConfig::poll_us)
   std::int64_t poll_interval = 16;
   std::int64_t batch = 256;
   double progress_seconds = 2.0;

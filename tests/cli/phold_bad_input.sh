@@ -27,6 +27,8 @@ for np in 1 2; do
   expect_usage_error "$np" phold --no-such-flag
   expect_usage_error "$np" phold --gvt-interval 0
   expect_usage_error "$np" phold --idle-sleep-us -2
+  expect_usage_error "$np" phold --poll-us -2
+  expect_usage_error "$np" phold --poll-us 1000001
   expect_usage_error "$np" phold --optimism-control sometimes
   expect_usage_error "$np" phold --rollback-target 0
   expect_usage_error "$np" phold --rollback-target 1.5
