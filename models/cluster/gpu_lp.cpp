@@ -37,6 +37,7 @@ std::uint32_t GpuLp::add_lp(LpId id) {
   if (series_ != nullptr) series_->add_gpu(id);  // component local index == slot
   states_.push_back(std::move(s));
   clocks_.emplace_back();
+  op_cache_.emplace_back();
   return static_cast<std::uint32_t>(states_.size() - 1);
 }
 
@@ -50,22 +51,34 @@ void GpuLp::init(std::uint32_t, LpContext& ctx) {
   ctx.send(ctx.self(), 0, kGpuStart, GpuEvent{});
 }
 
+const GpuOp* GpuLp::fetch(const State& s, std::uint64_t index) const {
+  OpCache& c = op_cache_[static_cast<std::size_t>(&s - states_.data())];
+  if (c.index != index) {
+    const auto op = program_->op(s.gpu, index);
+    c.index = index;
+    c.end = !op.has_value();
+    if (op) c.op = *op;
+  }
+  return c.end ? nullptr : &c.op;
+}
+
 GpuOp GpuLp::op_at(const State& s, std::uint64_t index) const {
-  const auto op = program_->op(s.gpu, index);
-  if (!op) throw std::logic_error("gpu program: op " + std::to_string(index) + " vanished on replay");
+  const GpuOp* op = fetch(s, index);
+  if (op == nullptr)
+    throw std::logic_error("gpu program: op " + std::to_string(index) + " vanished on replay");
   return *op;
 }
 
 void GpuLp::advance(State& s, LpContext& ctx) {
   const std::uint32_t gpu = s.gpu;
   while (!s.computing && !s.done) {
-    const auto next = program_->op(gpu, s.pc);
-    if (!next) {
+    const GpuOp* next = fetch(s, s.pc);
+    if (next == nullptr) {
       s.done = true;
       s.finish_ps = ctx.now();
       return;
     }
-    const GpuOp& op = *next;
+    const GpuOp op = *next;  // a copy: nothing below may refetch, but keep it independent of the cache
     switch (op.kind) {
       case OpKind::kCompute:
         s.computing = true;

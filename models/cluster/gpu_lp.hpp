@@ -67,6 +67,11 @@ class GpuLp final : public LpType {
   std::optional<std::uint32_t> slot_of(LpId id) const;
 
  private:
+  // The op at `index` of the GPU's program, or null past its end. Decoding an op from the lazy program
+  // costs more than the rest of a handler, and a GPU asks for the same op again and again: the Wait it is
+  // blocked on at every arrival, and the op its commit handler looks up right after forward() ran it. So
+  // each GPU keeps the last op it decoded (programs are immutable: a cached op is never stale).
+  const GpuOp* fetch(const State& s, std::uint64_t index) const;
   GpuOp op_at(const State& s, std::uint64_t index) const;
   void advance(State& s, LpContext& ctx);
   void undo_op(State& s, const GpuOp& op);
@@ -75,6 +80,12 @@ class GpuLp final : public LpType {
   std::shared_ptr<const GpuProgram> program_;
   std::vector<State> states_;
   std::vector<WaitClock> clocks_;
+  struct OpCache {
+    std::uint64_t index = ~std::uint64_t{0};  // none yet
+    bool end = false;                         // index is past the program's end
+    GpuOp op;
+  };
+  mutable std::vector<OpCache> op_cache_;  // per slot; not model state (no digest, reverse or checkpoint)
   ClusterSeries* series_ = nullptr;
 };
 
