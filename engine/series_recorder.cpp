@@ -105,8 +105,17 @@ void SeriesRecorder::reserve(std::uint64_t samples) {
   std::uint64_t capacity = samples_;
   for (Kind& kind : kinds_) {
     if (kind.blocks.empty()) choose_block_shift(kind);
-    while (covered(kind) < samples) kind.blocks.emplace_back(block_size(kind));
-    capacity = std::min(capacity, covered(kind));
+    // One spare block beyond what is asked for, faulted in by a background thread: recording reaches it
+    // only after the next reserve(), by when its page faults (a few % of a run on a virtual machine) are
+    // done. The spare stays outside capacity_, so nothing is recorded into it before it is reserved.
+    const std::uint64_t per_block = std::uint64_t{1} << kind.block_shift;
+    const std::uint64_t needed = (samples + per_block - 1) / per_block;
+    while (kind.blocks.size() < needed) kind.blocks.emplace_back(block_size(kind));
+    if (kind.blocks.size() == needed && needed * per_block < samples_) {
+      kind.blocks.emplace_back(block_size(kind));
+      kind.blocks.back().populate_async();
+    }
+    capacity = std::min(capacity, needed * per_block);
   }
   capacity_ = capacity;
 }

@@ -41,11 +41,22 @@ ZeroedBuffer::~ZeroedBuffer() {
   release();
 }
 
+void ZeroedBuffer::populate_async() {
+  if (mapping_ == nullptr || populating_.joinable()) return;
+  const std::size_t bytes = (count_ * sizeof(double) + kHugePage - 1) / kHugePage * kHugePage;
+#ifdef MADV_POPULATE_WRITE
+  populating_ = std::thread([start = data_, bytes] { madvise(start, bytes, MADV_POPULATE_WRITE); });
+#else
+  (void)bytes;
+#endif
+}
+
 ZeroedBuffer::ZeroedBuffer(ZeroedBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       count_(std::exchange(other.count_, 0)),
       mapping_(std::exchange(other.mapping_, nullptr)),
-      mapped_bytes_(std::exchange(other.mapped_bytes_, 0)) {}
+      mapped_bytes_(std::exchange(other.mapped_bytes_, 0)),
+      populating_(std::move(other.populating_)) {}
 
 ZeroedBuffer& ZeroedBuffer::operator=(ZeroedBuffer&& other) noexcept {
   if (this != &other) {
@@ -54,11 +65,13 @@ ZeroedBuffer& ZeroedBuffer::operator=(ZeroedBuffer&& other) noexcept {
     count_ = std::exchange(other.count_, 0);
     mapping_ = std::exchange(other.mapping_, nullptr);
     mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
+    populating_ = std::move(other.populating_);
   }
   return *this;
 }
 
 void ZeroedBuffer::release() noexcept {
+  if (populating_.joinable()) populating_.join();
   if (mapping_ != nullptr) {
     munmap(mapping_, mapped_bytes_);
   } else {
