@@ -37,7 +37,7 @@ std::uint32_t GpuLp::add_lp(LpId id) {
   if (series_ != nullptr) series_->add_gpu(id);  // component local index == slot
   states_.push_back(std::move(s));
   clocks_.emplace_back();
-  op_cache_.emplace_back();
+  op_cache_.resize(op_cache_.size() + kOpCacheWays);
   return static_cast<std::uint32_t>(states_.size() - 1);
 }
 
@@ -52,7 +52,8 @@ void GpuLp::init(std::uint32_t, LpContext& ctx) {
 }
 
 const GpuOp* GpuLp::fetch(const State& s, std::uint64_t index) const {
-  OpCache& c = op_cache_[static_cast<std::size_t>(&s - states_.data())];
+  OpCache& c =
+      op_cache_[static_cast<std::size_t>(&s - states_.data()) * kOpCacheWays + (index % kOpCacheWays)];
   if (c.index != index) {
     const auto op = program_->op(s.gpu, index);
     c.index = index;

@@ -48,7 +48,10 @@ class GpuLp final : public LpType {
   GpuLp(const Topology& topology, std::shared_ptr<const GpuProgram> program)
       : topo_(topology), program_(std::move(program)) {}
   std::string_view name() const override { return "gpu"; }
-  std::size_t state_bytes() const override { return sizeof(State); }
+  // The state, its wait clock and its decoded-op cache (the balance map's nodes come on top).
+  std::size_t state_bytes() const override {
+    return sizeof(State) + sizeof(WaitClock) + kOpCacheWays * sizeof(OpCache);
+  }
   std::uint32_t add_lp(LpId id) override;
   void init(std::uint32_t slot, LpContext& ctx) override;
   void forward(std::uint32_t slot, LpContext& ctx) override;
@@ -70,7 +73,8 @@ class GpuLp final : public LpType {
   // The op at `index` of the GPU's program, or null past its end. Decoding an op from the lazy program
   // costs more than the rest of a handler, and a GPU asks for the same op again and again: the Wait it is
   // blocked on at every arrival, and the op its commit handler looks up right after forward() ran it. So
-  // each GPU keeps the last op it decoded (programs are immutable: a cached op is never stale).
+  // each GPU keeps the ops it decoded last, in a small direct-mapped cache (programs are immutable: a cached
+  // op is never stale). Four ways also hold the few ops one event ran, which a rollback undoes and redoes.
   const GpuOp* fetch(const State& s, std::uint64_t index) const;
   GpuOp op_at(const State& s, std::uint64_t index) const;
   void advance(State& s, LpContext& ctx);
@@ -85,6 +89,7 @@ class GpuLp final : public LpType {
     bool end = false;                         // index is past the program's end
     GpuOp op;
   };
+  static constexpr std::size_t kOpCacheWays = 4;
   mutable std::vector<OpCache> op_cache_;  // per slot; not model state (no digest, reverse or checkpoint)
   ClusterSeries* series_ = nullptr;
 };
