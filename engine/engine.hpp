@@ -155,9 +155,8 @@ class Engine final : private EventScheduler {
   std::uint64_t uncommitted_ = 0;
   std::uint64_t max_uncommitted_ = 0;
   OptimismControl optimism_{OptimismControl::Settings{}};  // the adaptive window beyond GVT
-  std::uint32_t idle_sleep_us_ = 0;
-  std::chrono::nanoseconds poll_period_{0};  // resolved from config_.poll_us (0 = by event count only) //
-                                             // resolved from config_.idle_sleep_us (0 = spin)
+  std::uint32_t idle_sleep_us_ = 0;                        // resolved from config_.idle_sleep_us (0 = spin)
+  std::chrono::nanoseconds poll_period_{0};  // resolved from config_.poll_us (0 = by event count only)
   SimTime gvt_ = 0;
   bool done_ = false;
 

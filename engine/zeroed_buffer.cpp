@@ -12,6 +12,11 @@ namespace warpsim {
 
 namespace {
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
+// The bytes a large buffer's data occupy, rounded up to whole huge pages (its mapping has one page more, for
+// the alignment).
+std::size_t huge_page_bytes(std::size_t count) {
+  return (count * sizeof(double) + kHugePage - 1) / kHugePage * kHugePage;
+}
 }  // namespace
 
 ZeroedBuffer::ZeroedBuffer(std::size_t count) : count_(count) {
@@ -23,7 +28,7 @@ ZeroedBuffer::ZeroedBuffer(std::size_t count) : count_(count) {
     return;
   }
   // Anonymous mappings are zero-filled; over-allocate by one huge page to align the start.
-  const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  const std::size_t rounded = huge_page_bytes(count);
   mapped_bytes_ = rounded + kHugePage;
   mapping_ = mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapping_ == MAP_FAILED) {
@@ -43,7 +48,7 @@ ZeroedBuffer::~ZeroedBuffer() {
 
 void ZeroedBuffer::populate_async() {
   if (mapping_ == nullptr || populating_.joinable()) return;
-  const std::size_t bytes = (count_ * sizeof(double) + kHugePage - 1) / kHugePage * kHugePage;
+  const std::size_t bytes = huge_page_bytes(count_);
 #ifdef MADV_POPULATE_WRITE
   populating_ = std::thread([start = data_, bytes] { madvise(start, bytes, MADV_POPULATE_WRITE); });
 #else

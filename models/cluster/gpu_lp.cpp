@@ -79,7 +79,7 @@ void GpuLp::advance(State& s, LpContext& ctx) {
       s.finish_ps = ctx.now();
       return;
     }
-    const GpuOp op = *next;  // a copy: nothing below may refetch, but keep it independent of the cache
+    const GpuOp& op = *next;  // the cache entry: nothing in this iteration fetches again
     switch (op.kind) {
       case OpKind::kCompute:
         s.computing = true;
