@@ -38,6 +38,8 @@ std::uint32_t GpuLp::add_lp(LpId id) {
   states_.push_back(std::move(s));
   clocks_.emplace_back();
   op_cache_.resize(op_cache_.size() + kOpCacheWays);
+  notes_.resize(notes_.size() + kCommitNotes);
+  note_next_.push_back(0);
   return static_cast<std::uint32_t>(states_.size() - 1);
 }
 
@@ -68,6 +70,23 @@ GpuOp GpuLp::op_at(const State& s, std::uint64_t index) const {
   if (op == nullptr)
     throw std::logic_error("gpu program: op " + std::to_string(index) + " vanished on replay");
   return *op;
+}
+
+void GpuLp::note(std::uint32_t slot, std::uint64_t index, const GpuOp& op) {
+  std::uint8_t& next = note_next_[slot];
+  CommitNote* notes = notes_.data() + std::size_t{slot} * kCommitNotes;
+  // Arrivals that leave the GPU blocked on the same Wait note it again: keep one note of it.
+  if (notes[(next + kCommitNotes - 1) % kCommitNotes].index == index) return;
+  notes[next] = {index, op.duration_ps, op.flops, op.hbm_bytes, op.wait_label};
+  next = static_cast<std::uint8_t>((next + 1) % kCommitNotes);
+}
+
+GpuLp::CommitNote GpuLp::noted(std::uint32_t slot, std::uint64_t index) const {
+  const CommitNote* notes = notes_.data() + std::size_t{slot} * kCommitNotes;
+  for (std::size_t i = 0; i < kCommitNotes; ++i)
+    if (notes[i].index == index) return notes[i];
+  const GpuOp op = op_at(states_[slot], index);
+  return {index, op.duration_ps, op.flops, op.hbm_bytes, op.wait_label};
 }
 
 void GpuLp::advance(State& s, LpContext& ctx) {
@@ -174,6 +193,12 @@ void GpuLp::forward(std::uint32_t slot, LpContext& ctx) {
   e.result_flags = static_cast<std::uint8_t>((s.computing ? kComputing : 0) | (s.done ? kDone : 0));
   e.ops_run = static_cast<std::uint32_t>(s.pc - e.saved_pc);
   e.sent_bytes = s.bytes_sent - sent_before;
+  // The ops commit() will look up (both still in the op cache: advance() just fetched them).
+  if (s.computing && e.ops_run != 0) {
+    if (series_ != nullptr) note(slot, s.pc - 1, *fetch(s, s.pc - 1));
+  } else if (!s.computing && !s.done) {
+    note(slot, s.pc, *fetch(s, s.pc));
+  }
 }
 
 void GpuLp::reverse(std::uint32_t slot, LpContext& ctx) {
@@ -213,7 +238,7 @@ void GpuLp::commit(std::uint32_t slot, LpContext& ctx) {
   if (waiting && !clock.open) {
     clock.open = true;
     clock.since = ctx.now();
-    clock.label = op_at(states_[slot], e.saved_pc + e.ops_run).wait_label;
+    clock.label = noted(slot, e.saved_pc + e.ops_run).wait_label;
     if (clock.label >= kWaitLabels)
       throw std::logic_error("gpu program: wait label " + std::to_string(clock.label) + " is not below " +
                              std::to_string(kWaitLabels));
@@ -227,7 +252,7 @@ void GpuLp::commit(std::uint32_t slot, LpContext& ctx) {
   const SimTime now = ctx.now();
   if (e.sent_bytes != 0) rec.add(c, gpu_metric::kBytesSent, now, static_cast<double>(e.sent_bytes));
   if (e.ops_run != 0 && (e.result_flags & kComputing) != 0) {
-    const GpuOp op = op_at(states_[slot], e.saved_pc + e.ops_run - 1);
+    const CommitNote op = noted(slot, e.saved_pc + e.ops_run - 1);
     const SimTime end = now + op.duration_ps;
     rec.add_spread(c, gpu_metric::kBusy, now, end, static_cast<double>(op.duration_ps));
     if (op.flops != 0) rec.add_spread(c, gpu_metric::kFlops, now, end, op.flops);

@@ -48,9 +48,11 @@ class GpuLp final : public LpType {
   GpuLp(const Topology& topology, std::shared_ptr<const GpuProgram> program)
       : topo_(topology), program_(std::move(program)) {}
   std::string_view name() const override { return "gpu"; }
-  // The state, its wait clock and its decoded-op cache (the balance map's nodes come on top).
+  // The state, its wait clock, its decoded-op cache and its commit notes (the balance map's nodes come on
+  // top).
   std::size_t state_bytes() const override {
-    return sizeof(State) + sizeof(WaitClock) + kOpCacheWays * sizeof(OpCache);
+    return sizeof(State) + sizeof(WaitClock) + kOpCacheWays * sizeof(OpCache) +
+           kCommitNotes * sizeof(CommitNote) + 1;
   }
   std::uint32_t add_lp(LpId id) override;
   void init(std::uint32_t slot, LpContext& ctx) override;
@@ -91,6 +93,26 @@ class GpuLp final : public LpType {
   };
   static constexpr std::size_t kOpCacheWays = 4;
   mutable std::vector<OpCache> op_cache_;  // per slot; not model state (no digest, reverse or checkpoint)
+
+  // What commit() needs of the ops forward() ran: the compute op an event started (the series) and the
+  // Wait it left the GPU blocked on (the wait clock). An optimistic commit comes long after forward(), when
+  // the op cache holds later ops, and decoding the op again cost as much as the rest of the commit. So
+  // forward() notes these ops, keyed by program index, in a small per-GPU ring (oldest note replaced);
+  // commit() decodes only what it does not find there. Programs are immutable, so a note is never stale and
+  // a rollback needs to undo nothing: like the op cache, the notes are not model state.
+  struct CommitNote {
+    std::uint64_t index = ~std::uint64_t{0};  // none yet
+    SimTime duration_ps = 0;
+    double flops = 0;
+    double hbm_bytes = 0;
+    std::uint8_t wait_label = 0;
+  };
+  static constexpr std::size_t kCommitNotes = 8;
+  void note(std::uint32_t slot, std::uint64_t index, const GpuOp& op);
+  // The op at `index` as commit() needs it: from the notes, else decoded.
+  CommitNote noted(std::uint32_t slot, std::uint64_t index) const;
+  std::vector<CommitNote> notes_;        // per slot: kCommitNotes
+  std::vector<std::uint8_t> note_next_;  // per slot: the note to replace next
   ClusterSeries* series_ = nullptr;
 };
 
