@@ -47,7 +47,7 @@ SeriesRecorder::KindId SeriesRecorder::declare_kind(std::string name, std::uint6
   Kind kind;
   kind.name = std::move(name);
   kind.component_count = component_count;
-  kind.stride = static_cast<std::uint32_t>(2 + metrics.size());
+  kind.stride = static_cast<std::uint32_t>((2 + metrics.size() + kLineWords - 1) / kLineWords * kLineWords);
   kind.values.resize(metrics.size());
   kind.levels.resize(metrics.size());
   kind.metrics = std::move(metrics);
@@ -72,7 +72,7 @@ SeriesRecorder::Component SeriesRecorder::add_component(KindId kind_id, std::uin
   kind.names.push_back(std::move(name));
   kind.column_values.insert(kind.column_values.end(), columns.begin(), columns.end());
   // Zero bits are an empty [0, 0) sample and 0.0 sums.
-  kind.accumulators.resize(kind.accumulators.size() + kind.stride, 0);
+  kind.accumulators.resize(kind.accumulators.size() + kind.stride / kLineWords, AccumulatorLine{});
   if (!kind.blocks.empty()) {
     // Registered after recording began (unusual): the blocks gain a component in every sample.
     const std::size_t m = kind.metrics.size();
@@ -154,7 +154,7 @@ void SeriesRecorder::hold(Kind& kind, std::uint32_t metric, std::uint32_t local,
     const std::uint64_t first = lv.since / interval_;
     const std::uint64_t last = (until - 1) / interval_;  // last sample with a non-empty overlap
     const bool peak = kind.metrics[metric].aggregation == Aggregation::kMax;
-    std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(local) * kind.stride;
+    std::uint64_t* acc = kind.record(local);
     if (!peak && lv.since >= acc[0] && until <= acc[1]) {
       // Within the component's current sample (a gauge that changes often, e.g. a GPU's comm wait): into
       // its accumulator record, which the other records of the same commit have in cache anyway.
@@ -181,7 +181,7 @@ void SeriesRecorder::hold(Kind& kind, std::uint32_t metric, std::uint32_t local,
 }
 
 void SeriesRecorder::flush(Kind& kind, std::uint32_t local) {
-  std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(local) * kind.stride;
+  std::uint64_t* acc = kind.record(local);
   if (acc[1] == acc[0]) return;  // no sample yet
   const std::uint64_t sample = acc[0] / interval_;
   double* v = sample < samples_ ? slot(kind, 0, local, sample) : nullptr;  // the sample's metrics, adjacent
@@ -196,7 +196,7 @@ void SeriesRecorder::flush(Kind& kind, std::uint32_t local) {
 
 void SeriesRecorder::move_cursor(Kind& kind, std::uint32_t local, SimTime t) {
   flush(kind, local);
-  std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(local) * kind.stride;
+  std::uint64_t* acc = kind.record(local);
   acc[0] = t / interval_ * interval_;
   acc[1] = std::min(end_time_, acc[0] + interval_);
   used_ = std::max(used_, t / interval_ + 1);
@@ -260,7 +260,7 @@ void SeriesRecorder::coarsen(std::uint64_t factor) {
   for (Kind& kind : kinds_) {
     for (std::uint32_t local = 0; local < kind.ids.size(); ++local) {
       flush(kind, local);
-      std::uint64_t* acc = kind.accumulators.data() + static_cast<std::size_t>(local) * kind.stride;
+      std::uint64_t* acc = kind.record(local);
       acc[0] = acc[1] = 0;  // no current sample: the next record places the cursor on the new grid
     }
   }

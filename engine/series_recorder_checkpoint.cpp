@@ -105,7 +105,9 @@ void SeriesRecorder::save(std::ostream& out) const {
     w.put<std::uint32_t>(static_cast<std::uint32_t>(kind.metrics.size()));
     w.put<std::uint64_t>(kind.ids.size());
     w.put_all(kind.ids.data(), kind.ids.size());
-    w.put_all(kind.accumulators.data(), kind.accumulators.size());
+    // The records' words, without the padding to whole lines.
+    for (std::uint32_t local = 0; local < kind.ids.size(); ++local)
+      w.put_all(kind.record(local), 2 + kind.metrics.size());
     for (const auto& levels : kind.levels) {
       w.put<std::uint64_t>(levels.size());
       for (const Kind::Level& lv : levels) {
@@ -151,7 +153,7 @@ void SeriesRecorder::load(std::istream& in) {
 
   // Everything is read into `restored` first, so a failure leaves this recorder as it was.
   struct Restored {
-    std::vector<std::uint64_t> accumulators;
+    std::vector<AccumulatorLine> accumulators;
     std::vector<std::vector<Kind::Level>> levels;
     std::vector<std::vector<double>> values;  // finished: per metric; otherwise one [local][s][metric]
   };
@@ -175,7 +177,13 @@ void SeriesRecorder::load(std::istream& in) {
     std::vector<std::uint64_t> ids;
     r.get_all(ids, local_count, "component ids");
     if (ids != kind.ids) Reader::fail(where + "the local component ids differ from the registered ones");
-    r.get_all(into.accumulators, local_count * kind.stride, "current samples");
+    std::vector<std::uint64_t> words;
+    r.get_all(words, local_count * (2 + metric_count), "current samples");
+    into.accumulators.assign(local_count * kind.stride / kLineWords, AccumulatorLine{});
+    for (std::uint64_t local = 0; local < local_count; ++local) {
+      std::copy_n(words.data() + local * (2 + metric_count), 2 + metric_count,
+                  reinterpret_cast<std::uint64_t*>(into.accumulators.data()) + local * kind.stride);
+    }
     into.levels.resize(metric_count);
     for (std::uint32_t m = 0; m < metric_count; ++m) {
       const auto n = r.get<std::uint64_t>("a level count");
