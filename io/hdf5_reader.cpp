@@ -2,6 +2,8 @@
 #include "io/hdf5_reader.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 
 namespace warpsim::io {
@@ -51,7 +53,29 @@ h5::Handle open_series_file(const std::string& path) {
   QuietErrors quiet;
   const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (id < 0) throw std::invalid_argument("cannot open '" + path + "' as an HDF5 file");
-  return h5::file(id, "opening " + path);
+  h5::Handle file = h5::file(id, "opening " + path);
+  // A per-rank result (`--output-layout per-rank`) reads its rows from the rank files next to it; without
+  // them HDF5 would quietly return fill values.
+  if (H5Lexists(file, "meta", H5P_DEFAULT) > 0) {
+    h5::Handle meta = h5::group(H5Gopen2(file, "meta", H5P_DEFAULT), "opening /meta");
+    const std::string dir = read_text_attribute(meta, "rank_directory");
+    if (!dir.empty()) {
+      std::int64_t files = 0;
+      h5::Handle attr = h5::attribute(H5Aopen(meta, "rank_files", H5P_DEFAULT), "opening /meta rank_files");
+      h5::check(H5Aread(attr, H5T_NATIVE_INT64, &files), "reading /meta rank_files");
+      const std::filesystem::path base = std::filesystem::path(path).parent_path() / dir;
+      for (std::int64_t r = 0; r < files; ++r) {
+        char name[32];
+        std::snprintf(name, sizeof name, "rank-%05lld.h5", static_cast<long long>(r));
+        if (!std::filesystem::exists(base / name)) {
+          throw std::invalid_argument("'" + path + "' keeps its series in " + (base / name).string() +
+                                      ", which is missing (copy the directory " + dir +
+                                      " along with the file)");
+        }
+      }
+    }
+  }
+  return file;
 }
 
 std::string read_text_attribute(hid_t object, const std::string& name) {

@@ -32,20 +32,31 @@ struct SummaryValue {
   std::string unit;
 };
 
+// Where the series go when several ranks write: one file written collectively through MPI-IO, or one file
+// per rank (the one-rank writer's fast path, no MPI-IO) joined by virtual datasets in the result file
+// (docs/hdf5-layout.md measures both). Readers see the same datasets either way.
+enum class SeriesLayout { kSingleFile, kPerRank };
+
 struct SeriesFileOptions {
   // Deflate level 0-9 for the series datasets (0 = none). Parallel HDF5 >= 1.10.2 writes filtered datasets
   // collectively; the choice and its measured cost are in docs/hdf5-layout.md.
   int deflate_level = 1;
+  // Ignored on one rank (always one file).
+  SeriesLayout layout = SeriesLayout::kSingleFile;
 };
 
 // Collective. Throws std::invalid_argument on every rank (message naming `flag`) when `path` cannot be
 // used: empty, a directory, already existing without `overwrite`, or not creatable. Creates nothing.
 void check_output_path(const std::string& path, bool overwrite, const std::string& flag, MPI_Comm comm);
 
-// Collective. `recorder` must be finished(). Throws std::runtime_error on an HDF5 failure.
+// Collective. `recorder` must be finished(). Throws std::runtime_error on an HDF5 failure. Replaces an
+// earlier result's rank directory under the same name (a one-file result leaves none).
 void write_series_file(const std::string& path, const SeriesRecorder& recorder, const RunMetadata& meta,
                        const std::vector<SummaryValue>& summary, MPI_Comm comm,
                        const SeriesFileOptions& options = {});
+
+// The directory that holds the per-rank layout's rank files next to result file `path` ("<path>.ranks").
+std::string rank_directory(const std::string& path);
 
 // Build facts for /meta.
 std::string warpsim_version();

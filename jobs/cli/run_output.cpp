@@ -132,6 +132,13 @@ void add_run_output_options(CLI::App& command, RunOutputOptions& o) {
   command.add_option("--compression", o.compression, "deflate level 0-9 of the series datasets")
       ->capture_default_str()
       ->needs(output);
+  command
+      .add_option(
+          "--output-layout", o.layout,
+          "with several ranks: 'single' (one file, collective MPI-IO writes) or 'per-rank' (each rank "
+          "writes FILE.ranks/rank-N.h5, FILE joins them with virtual datasets)")
+      ->capture_default_str()
+      ->needs(output);
 }
 
 SimTime automatic_interval_ps(double seconds) {
@@ -150,6 +157,8 @@ std::unique_ptr<RunOutput> RunOutput::prepare(const RunOutputOptions& o, const s
                                               MPI_Comm comm) {
   if (o.path.empty()) return nullptr;
   if (o.compression < 0 || o.compression > 9) throw UsageError("--compression must be within [0, 9]");
+  if (o.layout != "single" && o.layout != "per-rank")
+    throw UsageError("--output-layout must be 'single' or 'per-rank' (got '" + o.layout + "')");
   SimTime interval = 0;
   std::string source = "--sample-interval";
   if (o.interval_given) {
@@ -259,11 +268,20 @@ void RunOutput::write(io::KeyValueReport* report, MPI_Comm comm) {
   }
   io::SeriesFileOptions file_options;
   file_options.deflate_level = options_.compression;
+  file_options.layout =
+      options_.layout == "per-rank" ? io::SeriesLayout::kPerRank : io::SeriesLayout::kSingleFile;
   io::write_series_file(options_.path, recorder_, meta, summary, comm, file_options);
   if (report == nullptr) return;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report->add("output file", options_.path);
-  report->add("output bytes", static_cast<std::uint64_t>(std::filesystem::file_size(options_.path)));
+  // The per-rank layout's rank files hold the series: count them too.
+  std::uint64_t bytes = std::filesystem::file_size(options_.path);
+  const std::filesystem::path ranks_dir = io::rank_directory(options_.path);
+  if (std::filesystem::is_directory(ranks_dir)) {
+    for (const auto& entry : std::filesystem::directory_iterator(ranks_dir))
+      if (entry.is_regular_file()) bytes += entry.file_size();
+  }
+  report->add("output bytes", bytes);
   report->add("output samples", recorder_.sample_count());
   report->add("output sample interval ns", static_cast<double>(recorder_.interval()) / kPicosPerNano, 3);
   report->add("output seconds", seconds, 3);

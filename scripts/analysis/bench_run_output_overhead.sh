@@ -12,7 +12,7 @@
 # the same load) is printed: on a loaded machine it is the steadier of the two. The last line says
 # whether the issue-5 target (< 10% process wall time) is met by both.
 # Usage: scripts/analysis/bench_run_output_overhead.sh path/to/warpsim [SPEC]
-#   env: PAIRS=3, NP=1, BASE=
+#   env: PAIRS=3, NP=1, BASE=, OUTPUT_ARGS= (more flags for the runs with output, e.g. --output-layout per-rank)
 set -euo pipefail
 WARPSIM=$1
 SPEC=${2:-examples/default.textproto}
@@ -32,7 +32,7 @@ else
   sync=sequential
 fi
 echo "# $(date -u '+%F %T UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
-echo "# binary $WARPSIM${BASE:+ (base: $BASE)}, spec $SPEC, $NP rank(s), --sync $sync, $PAIRS pairs"
+echo "# binary $WARPSIM${BASE:+ (base: $BASE)}, spec $SPEC, $NP rank(s), --sync $sync, $PAIRS pairs${OUTPUT_ARGS:+, output: $OUTPUT_ARGS}"
 echo "| pair | case | load 1 min | process s | CPU s | engine s | write s |"
 echo "|---|---|---|---|---|---|---|"
 declare -A proc cpu eng wr
@@ -41,7 +41,8 @@ base_ratio=()
 for ((i = 1; i <= PAIRS; i++)); do
   for c in "${cases[@]}"; do
     extra=()
-    [[ $c == *output ]] && extra=(--output "$tmp/out.h5" --overwrite)
+    # shellcheck disable=SC2206 # OUTPUT_ARGS is a list of flags
+    [[ $c == *output ]] && extra=(--output "$tmp/out.h5" --overwrite ${OUTPUT_ARGS:-})
     bin=$WARPSIM
     [[ $c == base-* ]] && bin=$BASE
     load=$(cut -d' ' -f1 /proc/loadavg)

@@ -194,6 +194,22 @@ def plot_step_breakdown(summary, path):
     plt.close(fig)
 
 
+def missing_rank_files(f, path):
+    """The first rank file a per-rank result (--output-layout per-rank) lacks, or None. Without its rank
+    files HDF5 reads fill values (NaN) instead of failing."""
+    meta = f.get("meta")
+    if meta is None or "rank_directory" not in meta.attrs:
+        return None
+    rank_dir = meta.attrs["rank_directory"]
+    rank_dir = rank_dir.decode() if isinstance(rank_dir, bytes) else str(rank_dir)
+    base = os.path.join(os.path.dirname(os.path.abspath(path)), rank_dir)
+    for rank in range(int(meta.attrs["rank_files"])):
+        name = os.path.join(base, f"rank-{rank:05d}.h5")
+        if not os.path.exists(name):
+            return name
+    return None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", help="HDF5 file written by warpsim --output")
@@ -204,6 +220,11 @@ def main():
         f = h5py.File(args.results, "r")
     except OSError as e:
         print(f"plot_results: error: cannot open {args.results}: {e}", file=sys.stderr)
+        return 2
+    missing = missing_rank_files(f, args.results)
+    if missing:
+        print(f"plot_results: error: {args.results} keeps its series in {missing}, which is missing "
+              "(copy its rank directory along with the file)", file=sys.stderr)
         return 2
     os.makedirs(args.outdir, exist_ok=True)
     written = []

@@ -24,6 +24,7 @@ expect_usage_error "is a directory" --output "$tmp"
 expect_usage_error "--sample-interval must be > 0" --output "$tmp/a.h5" --sample-interval 0
 expect_usage_error "--sample-interval must be > 0" --output "$tmp/a.h5" --sample-interval -5
 expect_usage_error "--compression must be within" --output "$tmp/a.h5" --compression 12
+expect_usage_error "--output-layout must be 'single' or 'per-rank'" --output "$tmp/a.h5" --output-layout one
 [[ ! -e $tmp/a.h5 && ! -e $tmp/a.h5.partial ]] || fail "a refused run left a file"
 
 # Killed mid-way (SIGKILL, no chance to clean up): no file under the final name. The default experiment runs

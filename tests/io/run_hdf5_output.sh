@@ -1,6 +1,7 @@
 # `warpsim run --output` end to end on a small training experiment: the reader test (shapes, units, series
 # totals == the report's totals), identical /series, /components and /summary for sequential vs
-# conservative/optimistic on 1/2/4 ranks and both partitions, `warpsim inspect`, and the analysis script's
+# conservative/optimistic on 1/2/4 ranks and both partitions, the per-rank layout (rank files joined by virtual
+# datasets) on 2/4 ranks, `warpsim inspect`, and the analysis script's
 # training PNGs (GPU utilization heatmap, link utilization distribution, step-time breakdown).
 # Args: path/to/warpsim. Env: WARPSIM_MPIEXEC, WARPSIM_PYTHON (an interpreter with h5py), WARPSIM_SOURCE_DIR.
 source "$(dirname "$0")/../cli/lib.sh"
@@ -39,6 +40,32 @@ for case in "1 optimistic block" "2 optimistic block" "2 conservative round-robi
   echo "ok $sync/$part np=$np: /series /components /summary identical to sequential" \
     "(rolled back $(value "events rolled back" "$out"))"
 done
+
+# The per-rank layout: each rank's file in run.h5.ranks/, run.h5 joins them with virtual datasets; readers
+# see the same contents. A one-file result written over it removes the rank directory.
+for case in "2 optimistic block" "4 optimistic round-robin"; do
+  read -r np sync part <<<"$case"
+  out=$(run_np "$np" run "$SPEC" --sync "$sync" --partition "$part" --progress-seconds 0 --output "$tmp/pr.h5" \
+    --overwrite --output-layout per-rank)
+  same_results "$tmp/seq.h5" "$tmp/pr.h5" || fail "per-rank $case: HDF5 contents differ from the sequential run"
+  [[ $(ls "$tmp/pr.h5.ranks" | grep -c '^rank-[0-9]*\.h5$') -eq $np ]] || fail "per-rank $case: not $np rank files"
+  [[ ! -e $tmp/pr.h5.partial && ! -e $tmp/pr.h5.ranks.partial ]] || fail "per-rank $case: leftover .partial"
+  [[ $(value "output bytes" "$out") -gt $(stat -c %s "$tmp/pr.h5") ]] || fail "output bytes omit the rank files"
+  echo "ok per-rank $sync/$part np=$np: /series /components /summary identical to sequential"
+done
+mv "$tmp/pr.h5.ranks" "$tmp/moved"
+code=0
+err=$(run_np 1 inspect "$tmp/pr.h5" 2>&1) || code=$?
+[[ $code -eq 2 ]] && grep -q "which is missing (copy the directory pr.h5.ranks" <<<"$err" ||
+  fail "inspect of a per-rank result without its rank files: exit $code: $err"
+code=0
+err=$("$PY" "$SRC/scripts/analysis/plot_results.py" "$tmp/pr.h5" "$tmp/prplots" 2>&1) || code=$?
+[[ $code -eq 2 ]] && grep -q "which is missing" <<<"$err" || fail "plot_results.py without rank files: $code: $err"
+mv "$tmp/moved" "$tmp/pr.h5.ranks"
+run_np 2 run "$SPEC" --progress-seconds 0 --output "$tmp/pr.h5" --overwrite >/dev/null
+[[ ! -e $tmp/pr.h5.ranks ]] || fail "a one-file result left the earlier rank directory"
+same_results "$tmp/seq.h5" "$tmp/pr.h5" || fail "one-file result over a per-rank one differs"
+echo "ok a per-rank result without its rank files is refused by inspect and plot_results.py; overwritten cleanly"
 
 info=$(run_np 1 inspect "$tmp/run.h5" --metric switch_port/bytes --top 3)
 grep -q '^/series/gpu/busy  \[16, [0-9]*\] float64  unit=fraction  aggregation=time_average$' <<<"$info" ||
