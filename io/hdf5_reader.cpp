@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "io/hdf5_per_rank_writer.hpp"
+
 namespace warpsim::io {
 
 namespace {
@@ -65,8 +67,7 @@ h5::Handle open_series_file(const std::string& path) {
       h5::check(H5Aread(attr, H5T_NATIVE_INT64, &files), "reading /meta rank_files");
       const std::filesystem::path base = std::filesystem::path(path).parent_path() / dir;
       for (std::int64_t r = 0; r < files; ++r) {
-        char name[32];
-        std::snprintf(name, sizeof name, "rank-%05lld.h5", static_cast<long long>(r));
+        const std::string name = detail::rank_file_name(static_cast<int>(r));
         if (!std::filesystem::exists(base / name)) {
           throw std::invalid_argument("'" + path + "' keeps its series in " + (base / name).string() +
                                       ", which is missing (copy the directory " + dir +
