@@ -135,8 +135,9 @@ void add_run_output_options(CLI::App& command, RunOutputOptions& o) {
   command
       .add_option(
           "--output-layout", o.layout,
-          "with several ranks: 'single' (one file, collective MPI-IO writes) or 'per-rank' (each rank "
-          "writes FILE.ranks/rank-N.h5, FILE joins them with virtual datasets)")
+          "with several ranks: 'per-rank' (each rank writes FILE.ranks/rank-N.h5 and FILE joins them with "
+          "virtual datasets: keep FILE.ranks/ next to FILE) or 'single' (one self-contained file, collective "
+          "MPI-IO writes); one rank always writes one file")
       ->capture_default_str()
       ->needs(output);
 }

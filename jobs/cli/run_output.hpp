@@ -28,7 +28,8 @@ struct RunOutputOptions {
   double sample_interval_ns = 0;  // --sample-interval; 0 = simulation.sample_interval_ns, then automatic
   bool interval_given = false;    // the flag was on the command line (0 or less is then an error)
   int compression = 1;            // --compression: deflate level of the series datasets
-  std::string layout = "single";  // --output-layout: "single" (one file) or "per-rank" (file per rank + VDS)
+  // --output-layout: "per-rank" (a file per rank joined by virtual datasets) or "single" (one file)
+  std::string layout = "per-rank";
 };
 
 void add_run_output_options(CLI::App& command, RunOutputOptions& options);

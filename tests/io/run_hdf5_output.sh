@@ -34,19 +34,21 @@ for case in "1 optimistic block" "2 optimistic block" "2 conservative round-robi
   "4 optimistic round-robin"; do
   read -r np sync part <<<"$case"
   out=$(run_np "$np" run "$SPEC" --sync "$sync" --partition "$part" --progress-seconds 0 --output "$tmp/run.h5" \
-    --overwrite)
+    --overwrite --output-layout single)
   [[ $(value "state digest" "$out") == "$(value "state digest" "$ref")" ]] || fail "$case: state digest differs"
   same_results "$tmp/seq.h5" "$tmp/run.h5" || fail "$case: HDF5 contents differ from the sequential run"
-  echo "ok $sync/$part np=$np: /series /components /summary identical to sequential" \
+  [[ ! -e $tmp/run.h5.ranks ]] || fail "$case: --output-layout single left a rank directory"
+  echo "ok $sync/$part np=$np, one file: /series /components /summary identical to sequential" \
     "(rolled back $(value "events rolled back" "$out"))"
 done
 
-# The per-rank layout: each rank's file in run.h5.ranks/, run.h5 joins them with virtual datasets; readers
-# see the same contents. A one-file result written over it removes the rank directory.
-for case in "2 optimistic block" "4 optimistic round-robin"; do
+# The per-rank layout (the default with several ranks): each rank's file in pr.h5.ranks/, pr.h5 joins them
+# with virtual datasets; readers see the same contents. A one-file result written over it removes the rank
+# directory.
+for case in "2 optimistic block" "4 optimistic round-robin" "2 conservative round-robin"; do
   read -r np sync part <<<"$case"
   out=$(run_np "$np" run "$SPEC" --sync "$sync" --partition "$part" --progress-seconds 0 --output "$tmp/pr.h5" \
-    --overwrite --output-layout per-rank)
+    --overwrite)
   same_results "$tmp/seq.h5" "$tmp/pr.h5" || fail "per-rank $case: HDF5 contents differ from the sequential run"
   [[ $(ls "$tmp/pr.h5.ranks" | grep -c '^rank-[0-9]*\.h5$') -eq $np ]] || fail "per-rank $case: not $np rank files"
   [[ ! -e $tmp/pr.h5.partial && ! -e $tmp/pr.h5.ranks.partial ]] || fail "per-rank $case: leftover .partial"
@@ -62,7 +64,7 @@ code=0
 err=$("$PY" "$SRC/scripts/analysis/plot_results.py" "$tmp/pr.h5" "$tmp/prplots" 2>&1) || code=$?
 [[ $code -eq 2 ]] && grep -q "which is missing" <<<"$err" || fail "plot_results.py without rank files: $code: $err"
 mv "$tmp/moved" "$tmp/pr.h5.ranks"
-run_np 2 run "$SPEC" --progress-seconds 0 --output "$tmp/pr.h5" --overwrite >/dev/null
+run_np 2 run "$SPEC" --progress-seconds 0 --output "$tmp/pr.h5" --overwrite --output-layout single >/dev/null
 [[ ! -e $tmp/pr.h5.ranks ]] || fail "a one-file result left the earlier rank directory"
 same_results "$tmp/seq.h5" "$tmp/pr.h5" || fail "one-file result over a per-rank one differs"
 echo "ok a per-rank result without its rank files is refused by inspect and plot_results.py; overwritten cleanly"
