@@ -24,6 +24,9 @@ std::string rank_file_name(int rank) {
 
 namespace {
 
+// Rows of one rank's file: global ids first, first + stride, ... (count of them), stored at rows
+// [offset, offset + count) of that rank's datasets. Arithmetic runs, so that a block partition needs one
+// mapping per block and a round-robin one a single mapping per rank.
 struct RowRun {
   std::uint64_t first = 0;
   std::uint64_t stride = 1;
@@ -31,6 +34,7 @@ struct RowRun {
   std::uint64_t offset = 0;
 };
 
+// Greedy: each run takes as many following ids as keep its first step.
 std::vector<RowRun> row_runs(const std::vector<std::uint64_t>& sorted_ids) {
   std::vector<RowRun> runs;
   for (std::size_t i = 0; i < sorted_ids.size();) {
@@ -148,7 +152,11 @@ void write_rank_file(const std::string& path, const SeriesRecorder& recorder,
 // `source` of every rank's file, as `runs` say.
 void write_virtual(hid_t parent, const std::string& name, hid_t file_type, std::uint64_t rows,
                    hsize_t columns, const std::vector<std::vector<RowRun>>& runs, const std::string& rank_dir,
-                   const std::string& source) {
+                   const std::string& source, hid_t plain) {
+  if (rows == 0) {  // a kind without components (packet NICs under flow fidelity): an empty plain dataset
+    write_rows(parent, name, file_type, file_type, {}, 0, columns, nullptr, plain, H5P_DEFAULT);
+    return;
+  }
   const int rank2 = columns == 0 ? 1 : 2;
   const hsize_t dims[2] = {rows, columns};
   h5::Handle vspace = h5::space(H5Screate_simple(rank2, dims, nullptr), "virtual space for " + name);
@@ -194,7 +202,7 @@ void write_virtual(hid_t parent, const std::string& name, hid_t file_type, std::
 void write_virtual_file(const std::string& tmp, const std::string& rank_dir, const SeriesRecorder& recorder,
                         const RunMetadata& meta, const std::vector<SummaryValue>& summary,
                         const std::vector<std::vector<std::vector<RowRun>>>& runs,
-                        const std::vector<std::uint64_t>& name_widths) {
+                        const std::vector<std::uint64_t>& name_widths, int ranks) {
   h5::Handle file =
       h5::file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "creating " + tmp);
   h5::Handle plain = h5::plist(H5Pcreate(H5P_DATASET_CREATE), "dataset creation list");
@@ -204,23 +212,23 @@ void write_virtual_file(const std::string& tmp, const std::string& rank_dir, con
     // Where the rows are, for readers that check before they read (open_series_file()).
     h5::Handle g = h5::group(H5Gopen2(file, "meta", H5P_DEFAULT), "opening /meta");
     write_text_attribute(g, "rank_directory", rank_dir);
-    write_scalar_attribute(g, "rank_files", H5T_NATIVE_INT64, static_cast<std::int64_t>(runs.front().size()));
+    write_scalar_attribute(g, "rank_files", H5T_NATIVE_INT64, static_cast<std::int64_t>(ranks));
   }
   h5::Handle components = make_group(file, "components");
   for (std::uint32_t k = 0; k < recorder.kinds().size(); ++k) {
     const SeriesRecorder::Kind& kind = recorder.kinds()[k];
     const std::string prefix = "/components/" + kind.name + "/";
     h5::Handle cg = make_group(components, kind.name);
-    write_virtual(cg, "id", H5T_STD_U64LE, kind.component_count, 0, runs[k], rank_dir, prefix + "id");
+    write_virtual(cg, "id", H5T_STD_U64LE, kind.component_count, 0, runs[k], rank_dir, prefix + "id", plain);
     if (name_widths[k] > 0) {
       h5::Handle t = h5::type(H5Tcopy(H5T_C_S1), "string type");
       h5::check(H5Tset_size(t, name_widths[k]), "sizing names");
       h5::check(H5Tset_strpad(t, H5T_STR_NULLPAD), "padding names");
-      write_virtual(cg, "name", t, kind.component_count, 0, runs[k], rank_dir, prefix + "name");
+      write_virtual(cg, "name", t, kind.component_count, 0, runs[k], rank_dir, prefix + "name", plain);
     }
     for (const ColumnSpec& spec : kind.columns) {
       write_virtual(cg, spec.name, spec.real ? H5T_IEEE_F64LE : H5T_STD_I64LE, kind.component_count, 0,
-                    runs[k], rank_dir, prefix + spec.name);
+                    runs[k], rank_dir, prefix + spec.name, plain);
       write_column_attributes(cg, spec);
     }
     h5::Handle sg = make_group(series, kind.name);
@@ -230,7 +238,7 @@ void write_virtual_file(const std::string& tmp, const std::string& rank_dir, con
                    nullptr, plain, H5P_DEFAULT);
       } else {
         write_virtual(sg, metric.name, H5T_IEEE_F64LE, kind.component_count, samples, runs[k], rank_dir,
-                      "/series/" + kind.name + "/" + metric.name);
+                      "/series/" + kind.name + "/" + metric.name, plain);
       }
       write_metric_attributes(sg, metric, kind.name);
     }
@@ -248,6 +256,8 @@ void write_per_rank(const std::string& tmp, const std::string& tmp_dir, const st
                     const SeriesFileOptions& options) {
   namespace fs = std::filesystem;
   const int rank = rank_of(comm);
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
   std::string problem;
   if (rank == 0) {
     std::error_code ec;
@@ -298,7 +308,7 @@ void write_per_rank(const std::string& tmp, const std::string& tmp_dir, const st
   }
   if (rank == 0) {
     try {
-      write_virtual_file(tmp, final_dir, recorder, meta, summary, runs, name_widths);
+      write_virtual_file(tmp, final_dir, recorder, meta, summary, runs, name_widths, ranks);
     } catch (const std::exception& e) {
       problem = e.what();
     }
