@@ -88,40 +88,13 @@ void write_rank_file(const std::string& path, const SeriesRecorder& recorder,
   h5::Handle series = make_group(file, "series");
   for (std::uint32_t k = 0; k < recorder.kinds().size(); ++k) {
     const SeriesRecorder::Kind& kind = recorder.kinds()[k];
-    const std::size_t n = kind.ids.size();
-    std::vector<std::uint32_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return kind.ids[a] < kind.ids[b]; });
-    std::vector<std::uint64_t> rows(n), sorted_ids(n);  // rows: this file's row numbers, all of them
+    const std::vector<std::uint32_t> order = id_order(kind);
+    const std::size_t n = order.size();
+    std::vector<std::uint64_t> rows(n);  // this file's row numbers, all of them
     std::iota(rows.begin(), rows.end(), 0);
-    for (std::size_t i = 0; i < n; ++i) sorted_ids[i] = kind.ids[order[i]];
     h5::Handle cg = make_group(components, kind.name);
-    write_rows(cg, "id", H5T_NATIVE_UINT64, H5T_STD_U64LE, rows, n, 0, sorted_ids.data(), plain, H5P_DEFAULT);
-    if (const std::uint64_t width = name_widths[k]; width > 0) {
-      std::vector<char> names(n * width, '\0');
-      for (std::size_t i = 0; i < n; ++i)
-        std::memcpy(names.data() + i * width, kind.names[order[i]].data(), kind.names[order[i]].size());
-      h5::Handle t = h5::type(H5Tcopy(H5T_C_S1), "string type");
-      h5::check(H5Tset_size(t, width), "sizing names");
-      h5::check(H5Tset_strpad(t, H5T_STR_NULLPAD), "padding names");
-      write_rows(cg, "name", t, t, rows, n, 0, names.data(), plain, H5P_DEFAULT);
-    }
-    const std::size_t ncols = kind.columns.size();
-    for (std::size_t col = 0; col < ncols; ++col) {
-      std::vector<double> reals(n);
-      std::vector<std::int64_t> ints(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        reals[i] = kind.column_values[static_cast<std::size_t>(order[i]) * ncols + col];
-        ints[i] = static_cast<std::int64_t>(reals[i]);
-      }
-      if (kind.columns[col].real) {
-        write_rows(cg, kind.columns[col].name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, rows, n, 0, reals.data(),
-                   plain, H5P_DEFAULT);
-      } else {
-        write_rows(cg, kind.columns[col].name, H5T_NATIVE_INT64, H5T_STD_I64LE, rows, n, 0, ints.data(),
-                   plain, H5P_DEFAULT);
-      }
-    }
+    // The attributes go on the result file's virtual datasets.
+    write_component_tables(cg, kind, order, rows, n, name_widths[k], false, plain, H5P_DEFAULT);
     h5::Handle sg = make_group(series, kind.name);
     h5::Handle dcpl = series_dcpl(n, samples, deflate_level);
     const auto shared_order = std::make_shared<const std::vector<std::uint32_t>>(order);
@@ -221,9 +194,7 @@ void write_virtual_file(const std::string& tmp, const std::string& rank_dir, con
     h5::Handle cg = make_group(components, kind.name);
     write_virtual(cg, "id", H5T_STD_U64LE, kind.component_count, 0, runs[k], rank_dir, prefix + "id", plain);
     if (name_widths[k] > 0) {
-      h5::Handle t = h5::type(H5Tcopy(H5T_C_S1), "string type");
-      h5::check(H5Tset_size(t, name_widths[k]), "sizing names");
-      h5::check(H5Tset_strpad(t, H5T_STR_NULLPAD), "padding names");
+      h5::Handle t = fixed_string_type(name_widths[k]);
       write_virtual(cg, "name", t, kind.component_count, 0, runs[k], rank_dir, prefix + "name", plain);
     }
     for (const ColumnSpec& spec : kind.columns) {

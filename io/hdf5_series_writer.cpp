@@ -56,48 +56,16 @@ void write_groups(hid_t file, const SeriesRecorder& recorder, const RunMetadata&
                                " components registered over all ranks, " +
                                std::to_string(kind.component_count) + " declared");
     }
-    std::vector<std::uint32_t> order(kind.ids.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return kind.ids[a] < kind.ids[b]; });
+    const std::vector<std::uint32_t> order = id_order(kind);
     std::vector<std::uint64_t> sorted_ids(order.size());
     for (std::size_t i = 0; i < order.size(); ++i) sorted_ids[i] = kind.ids[order[i]];
 
-    // /components/<kind>: ids and (when any component has one) names.
-    h5::Handle cg = make_group(components, kind.name);
-    write_rows(cg, "id", H5T_NATIVE_UINT64, H5T_STD_U64LE, sorted_ids, kind.component_count, 0,
-               sorted_ids.data(), plain, dxpl);
+    // /components/<kind>: ids, names (when any component has one) and descriptive columns.
     std::uint64_t name_width = 0;
     for (const std::string& n : kind.names) name_width = std::max<std::uint64_t>(name_width, n.size());
     MPI_Allreduce(MPI_IN_PLACE, &name_width, 1, MPI_UINT64_T, MPI_MAX, comm);
-    if (name_width > 0) {
-      // Fixed width: parallel HDF5 cannot write variable-length data collectively.
-      std::vector<char> names(order.size() * name_width, '\0');
-      for (std::size_t i = 0; i < order.size(); ++i)
-        std::memcpy(names.data() + i * name_width, kind.names[order[i]].data(), kind.names[order[i]].size());
-      h5::Handle t = h5::type(H5Tcopy(H5T_C_S1), "string type");
-      h5::check(H5Tset_size(t, name_width), "sizing names");
-      h5::check(H5Tset_strpad(t, H5T_STR_NULLPAD), "padding names");
-      write_rows(cg, "name", t, t, sorted_ids, kind.component_count, 0, names.data(), plain, dxpl);
-    }
-    // Descriptive columns (topology coordinates and the like), one dataset each.
-    const std::size_t ncols = kind.columns.size();
-    for (std::size_t col = 0; col < ncols; ++col) {
-      const ColumnSpec& spec = kind.columns[col];
-      std::vector<double> reals(order.size());
-      std::vector<std::int64_t> ints(order.size());
-      for (std::size_t i = 0; i < order.size(); ++i) {
-        reals[i] = kind.column_values[static_cast<std::size_t>(order[i]) * ncols + col];
-        ints[i] = static_cast<std::int64_t>(reals[i]);
-      }
-      if (spec.real) {
-        write_rows(cg, spec.name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, sorted_ids, kind.component_count, 0,
-                   reals.data(), plain, dxpl);
-      } else {
-        write_rows(cg, spec.name, H5T_NATIVE_INT64, H5T_STD_I64LE, sorted_ids, kind.component_count, 0,
-                   ints.data(), plain, dxpl);
-      }
-      write_column_attributes(cg, spec);
-    }
+    h5::Handle cg = make_group(components, kind.name);
+    write_component_tables(cg, kind, order, sorted_ids, kind.component_count, name_width, true, plain, dxpl);
 
     h5::Handle sg = make_group(series, kind.name);
     h5::Handle dcpl = series_dcpl(kind.component_count, samples, options.deflate_level);

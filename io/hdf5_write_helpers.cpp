@@ -2,6 +2,7 @@
 #include "io/hdf5_write_helpers.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 
@@ -176,6 +177,56 @@ h5::Handle write_head(hid_t file, const SeriesRecorder& recorder, const RunMetad
     write_text_attribute(ds, "description", "start of each sample interval (simulated time)");
   }
   return series;
+}
+
+std::vector<std::uint32_t> id_order(const SeriesRecorder::Kind& kind) {
+  std::vector<std::uint32_t> order(kind.ids.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return kind.ids[a] < kind.ids[b]; });
+  return order;
+}
+
+h5::Handle fixed_string_type(std::uint64_t width) {
+  h5::Handle t = h5::type(H5Tcopy(H5T_C_S1), "string type");
+  h5::check(H5Tset_size(t, width), "sizing names");
+  h5::check(H5Tset_strpad(t, H5T_STR_NULLPAD), "padding names");
+  return t;
+}
+
+void write_component_tables(hid_t group, const SeriesRecorder::Kind& kind,
+                            const std::vector<std::uint32_t>& order, const std::vector<std::uint64_t>& rows,
+                            std::uint64_t row_count, std::uint64_t name_width, bool attributes, hid_t plain,
+                            hid_t dxpl) {
+  const std::size_t n = order.size();
+  std::vector<std::uint64_t> ids(n);
+  for (std::size_t i = 0; i < n; ++i) ids[i] = kind.ids[order[i]];
+  write_rows(group, "id", H5T_NATIVE_UINT64, H5T_STD_U64LE, rows, row_count, 0, ids.data(), plain, dxpl);
+  if (name_width > 0) {
+    std::vector<char> names(n * name_width, '\0');
+    for (std::size_t i = 0; i < n; ++i)
+      std::memcpy(names.data() + i * name_width, kind.names[order[i]].data(), kind.names[order[i]].size());
+    h5::Handle t = fixed_string_type(name_width);
+    write_rows(group, "name", t, t, rows, row_count, 0, names.data(), plain, dxpl);
+  }
+  // Descriptive columns (topology coordinates and the like), one dataset each.
+  const std::size_t ncols = kind.columns.size();
+  for (std::size_t col = 0; col < ncols; ++col) {
+    const ColumnSpec& spec = kind.columns[col];
+    std::vector<double> reals(n);
+    std::vector<std::int64_t> ints(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      reals[i] = kind.column_values[static_cast<std::size_t>(order[i]) * ncols + col];
+      ints[i] = static_cast<std::int64_t>(reals[i]);
+    }
+    if (spec.real) {
+      write_rows(group, spec.name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, rows, row_count, 0, reals.data(), plain,
+                 dxpl);
+    } else {
+      write_rows(group, spec.name, H5T_NATIVE_INT64, H5T_STD_I64LE, rows, row_count, 0, ints.data(), plain,
+                 dxpl);
+    }
+    if (attributes) write_column_attributes(group, spec);
+  }
 }
 
 void write_column_attributes(hid_t parent, const ColumnSpec& spec) {

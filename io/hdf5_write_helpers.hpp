@@ -63,6 +63,20 @@ void store_chunks(ChunkCompressor& compressor, std::vector<DirectChunks>& target
 // /meta, /summary and /series with its time axis (written by rank 0 of `comm`); returns /series.
 h5::Handle write_head(hid_t file, const SeriesRecorder& recorder, const RunMetadata& meta,
                       const std::vector<SummaryValue>& summary, MPI_Comm comm, hid_t dxpl, hid_t plain);
+// The local components of `kind` in ascending id order (positions in kind.ids).
+std::vector<std::uint32_t> id_order(const SeriesRecorder::Kind& kind);
+// A fixed-width, null-padded string type of `width` bytes (parallel HDF5 cannot write variable-length data
+// collectively).
+h5::Handle fixed_string_type(std::uint64_t width);
+// /components/<kind> datasets of this rank's components (`order`, from id_order()): `id`, `name` when
+// `name_width` > 0 (the widest name over all ranks) and one dataset per descriptive column, each of
+// `row_count` rows, this rank's going to file rows `rows` (ascending). With `attributes`, every column
+// dataset also gets its unit and description.
+void write_component_tables(hid_t group, const SeriesRecorder::Kind& kind,
+                            const std::vector<std::uint32_t>& order, const std::vector<std::uint64_t>& rows,
+                            std::uint64_t row_count, std::uint64_t name_width, bool attributes, hid_t plain,
+                            hid_t dxpl);
+
 // The descriptive attributes of column dataset `spec.name` / series dataset `metric.name` under `parent`.
 void write_column_attributes(hid_t parent, const ColumnSpec& spec);
 void write_metric_attributes(hid_t parent, const MetricSpec& metric, const std::string& kind_name);

@@ -77,7 +77,7 @@ void GpuLp::note(std::uint32_t slot, std::uint64_t index, const GpuOp& op) {
   CommitNote* notes = notes_.data() + std::size_t{slot} * kCommitNotes;
   // Arrivals that leave the GPU blocked on the same Wait note it again: keep one note of it.
   if (notes[(next + kCommitNotes - 1) % kCommitNotes].index == index) return;
-  notes[next] = {index, op.duration_ps, op.flops, op.hbm_bytes, op.wait_label};
+  notes[next] = CommitNote::of(index, op);
   next = static_cast<std::uint8_t>((next + 1) % kCommitNotes);
 }
 
@@ -85,8 +85,7 @@ GpuLp::CommitNote GpuLp::noted(std::uint32_t slot, std::uint64_t index) const {
   const CommitNote* notes = notes_.data() + std::size_t{slot} * kCommitNotes;
   for (std::size_t i = 0; i < kCommitNotes; ++i)
     if (notes[i].index == index) return notes[i];
-  const GpuOp op = op_at(states_[slot], index);
-  return {index, op.duration_ps, op.flops, op.hbm_bytes, op.wait_label};
+  return CommitNote::of(index, op_at(states_[slot], index));
 }
 
 void GpuLp::advance(State& s, LpContext& ctx) {

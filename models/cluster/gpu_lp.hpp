@@ -52,7 +52,7 @@ class GpuLp final : public LpType {
   // top).
   std::size_t state_bytes() const override {
     return sizeof(State) + sizeof(WaitClock) + kOpCacheWays * sizeof(OpCache) +
-           kCommitNotes * sizeof(CommitNote) + 1;
+           kCommitNotes * sizeof(CommitNote) + sizeof(decltype(note_next_)::value_type);
   }
   std::uint32_t add_lp(LpId id) override;
   void init(std::uint32_t slot, LpContext& ctx) override;
@@ -106,6 +106,9 @@ class GpuLp final : public LpType {
     double flops = 0;
     double hbm_bytes = 0;
     std::uint8_t wait_label = 0;
+    static CommitNote of(std::uint64_t index, const GpuOp& op) {
+      return {index, op.duration_ps, op.flops, op.hbm_bytes, op.wait_label};
+    }
   };
   static constexpr std::size_t kCommitNotes = 8;
   void note(std::uint32_t slot, std::uint64_t index, const GpuOp& op);
