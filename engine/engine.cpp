@@ -308,7 +308,7 @@ RunResult Engine::run() {
   stats_.peak_events = std::max<std::uint64_t>(pool_.peak_live(), loaded_peak_events_);
   spdlog::debug("memory: pool {} B, pending queue {} B, records {} B, log {} B", pool_.reserved_bytes(),
                 pending_.capacity_bytes(), records_.capacity() * sizeof(SendRecord),
-                processed_log_.capacity() * sizeof(ProcessedLogEntry));
+                processed_log_.capacity_bytes());
   if (config_.sync == SyncMode::kOptimistic)
     spdlog::debug("optimism control: window {} ps (smallest {}), {} shrinks, {} grows, {} throttle waits",
                   optimism_.window(), optimism_.min_window(), optimism_.shrinks(), optimism_.grows(),

@@ -21,6 +21,7 @@
 #include "engine/mpi_transport.hpp"
 #include "engine/optimism_control.hpp"
 #include "engine/pending_queue.hpp"
+#include "engine/processed_log.hpp"
 #include "engine/remote_event_index.hpp"
 
 namespace warpsim {
@@ -73,10 +74,6 @@ class Engine final : private EventScheduler {
     std::uint64_t order;   // kNil-free marker: remote sends keep the child's order here
     SimTime time;
     std::int32_t rank;  // -1 for local sends
-  };
-  struct ProcessedLogEntry {
-    std::uint32_t index;
-    std::uint32_t stamp;
   };
 
   // EventScheduler
@@ -149,7 +146,8 @@ class Engine final : private EventScheduler {
   // Optimistic state.
   std::vector<SendRecord> records_;
   std::uint32_t free_record_ = kNil;
-  std::vector<ProcessedLogEntry> processed_log_;
+  std::vector<std::uint32_t> committed_sends_;  // send-record chains of committed events: free, unlinked
+  ProcessedLog processed_log_;
   std::uint32_t stamp_ = 0;
   RemoteEventIndex remote_index_;
   std::uint64_t uncommitted_ = 0;
