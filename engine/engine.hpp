@@ -146,7 +146,6 @@ class Engine final : private EventScheduler {
   // Optimistic state.
   std::vector<SendRecord> records_;
   std::uint32_t free_record_ = kNil;
-  std::vector<std::uint32_t> committed_sends_;  // send-record chains of committed events: free, unlinked
   ProcessedLog processed_log_;
   std::uint32_t stamp_ = 0;
   RemoteEventIndex remote_index_;

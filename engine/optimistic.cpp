@@ -12,15 +12,9 @@
 namespace warpsim {
 
 std::uint32_t Engine::allocate_record() {
-  if (free_record_ == kNil && !committed_sends_.empty()) {
-    free_record_ = committed_sends_.back();
-    committed_sends_.pop_back();
-  }
   if (free_record_ != kNil) {
     const std::uint32_t r = free_record_;
     free_record_ = records_[r].next;
-    // A committed chain was last touched when its event ran: start the next allocation's miss now.
-    if (free_record_ != kNil) __builtin_prefetch(&records_[free_record_]);
     return r;
   }
   records_.push_back(SendRecord{});
@@ -143,8 +137,8 @@ void Engine::poll_network() {
 }
 
 void Engine::fossil_collect(SimTime gvt) {
-  // The events committed here ran long ago (their slots and LP entries are out of cache): prefetch in two
-  // stages, first an event's slot, then, once it has arrived, its LP's entry.
+  // The events committed here ran long ago (their slots, send records and LP entries are out of cache):
+  // prefetch in two stages, first an event's slot, then, once it has arrived, what it points at.
   const auto prefetch_slot = [this](const ProcessedLog::Entry& ahead) {
     const auto* slot = reinterpret_cast<const char*>(&pool_.at(ahead.index));
     __builtin_prefetch(slot);
@@ -153,6 +147,7 @@ void Engine::fossil_collect(SimTime gvt) {
   const auto prefetch_targets = [this](const ProcessedLog::Entry& ahead) {
     const EventHeader& e = pool_.at(ahead.index);
     if (e.state != EventState::kProcessed) return;  // rolled back since: skipped below
+    if (e.sends != kNil) __builtin_prefetch(&records_[e.sends]);
     __builtin_prefetch(&lps_[index_.find(e.dst)]);
   };
   processed_log_.collect(gvt, prefetch_slot, prefetch_targets, [this](const ProcessedLog::Entry& entry) {
@@ -161,9 +156,11 @@ void Engine::fossil_collect(SimTime gvt) {
     // Log order is processing order, so each LP's committable events surface oldest first.
     LocalLp& lp = lps_[index_.find(e.dst)];
     if (--lp.uncommitted == 0) lp.tail = kNil;
-    // Its send records are free now. Walking the chain to the free list would miss in cache at every
-    // record (they were written when the event ran); the whole chain is handed to allocate_record() instead.
-    if (e.sends != kNil) committed_sends_.push_back(e.sends);
+    for (std::uint32_t r = e.sends; r != kNil;) {
+      const std::uint32_t next = records_[r].next;
+      release_record(r);
+      r = next;
+    }
     if (e.flags & kFlagRemoteOrigin) remote_index_.erase(e.src, e.order);
     --uncommitted_;
     commit_and_release(entry.index, lp);
