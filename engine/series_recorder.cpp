@@ -372,6 +372,43 @@ void SeriesRecorder::copy_samples(KindId kind_id, std::uint32_t metric, std::uin
   }
 }
 
+void SeriesRecorder::copy_tile(KindId kind_id, std::uint32_t metric, std::span<const std::uint32_t> locals,
+                               std::uint64_t s0, std::uint64_t s1, double* out,
+                               std::size_t row_stride) const {
+  if (!finished_) throw std::logic_error("SeriesRecorder::copy_tile before finish()");
+  if (s1 < s0 || s1 - s0 > row_stride)
+    throw std::invalid_argument("SeriesRecorder::copy_tile: tile wider than rows");
+  const Kind& kind = kinds_.at(kind_id);
+  if (metric >= kind.metrics.size()) throw std::out_of_range("SeriesRecorder::copy_tile: no such metric");
+  if (rows_made_) {
+    for (std::size_t i = 0; i < locals.size(); ++i)
+      copy_samples(kind_id, metric, locals[i], s0, s1, out + i * row_stride);
+    return;
+  }
+  // copy_samples()'s arithmetic (the same bits), samples outer: each step reads one sample's row of
+  // components, in ascending local order when `locals` is (the writers' id order usually is).
+  for (const std::uint32_t local : locals) {
+    if (local >= kind.ids.size()) throw std::out_of_range("SeriesRecorder::copy_tile: no such component");
+  }
+  const bool average = kind.metrics[metric].aggregation == Aggregation::kTimeAverage;
+  const std::size_t stride = kind.metrics.size();
+  for (std::uint64_t s = s0; s < s1; ++s) {
+    double* column = out + (s - s0);
+    if (s >= capacity_) {
+      for (std::size_t i = 0; i < locals.size(); ++i) column[i * row_stride] = 0;
+      continue;
+    }
+    const double* sample = cell(kind, 0, s) + metric;
+    if (average) {
+      const double length = sample_length(s);
+      for (std::size_t i = 0; i < locals.size(); ++i)
+        column[i * row_stride] = sample[locals[i] * stride] / length;
+    } else {
+      for (std::size_t i = 0; i < locals.size(); ++i) column[i * row_stride] = sample[locals[i] * stride];
+    }
+  }
+}
+
 std::uint32_t SeriesRecorder::add_derived_metric(KindId kind_id, MetricSpec metric) {
   if (!finished_) throw std::logic_error("SeriesRecorder::add_derived_metric before finish()");
   make_rows();

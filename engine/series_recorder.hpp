@@ -182,6 +182,12 @@ class SeriesRecorder {
   // are made (the same values bit for bit).
   void copy_samples(KindId kind, std::uint32_t metric, std::uint32_t local, std::uint64_t s0,
                     std::uint64_t s1, double* out) const;
+  // After finish(): a tile of the same values, samples [s0, s1) of each local component in `locals`, row i
+  // at out + i * row_stride (row_stride >= s1 - s0). Reads the recording blocks sample by sample, where one
+  // sample's components lie side by side: a writer filling a [component, sample] chunk one component at a
+  // time would instead read each recorded line once per component and sample, at a stride of a whole sample.
+  void copy_tile(KindId kind, std::uint32_t metric, std::span<const std::uint32_t> locals, std::uint64_t s0,
+                 std::uint64_t s1, double* out, std::size_t row_stride) const;
 
   SimTime interval() const { return interval_; }
   SimTime end_time() const { return end_time_; }

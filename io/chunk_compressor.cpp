@@ -1,9 +1,10 @@
 // Chunk deflation in worker threads (see chunk_compressor.hpp).
 #include "io/chunk_compressor.hpp"
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 namespace warpsim::io {
@@ -43,8 +44,18 @@ std::vector<unsigned char> ChunkCompressor::next() {
   return bytes;
 }
 
+namespace {
+
+struct FreeCompressor {
+  void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+};
+
+}  // namespace
+
 void ChunkCompressor::work() {
   std::vector<double> chunk;
+  // One per worker: a libdeflate compressor holds its match-finder tables and is not shared between threads.
+  const std::unique_ptr<libdeflate_compressor, FreeCompressor> deflater(libdeflate_alloc_compressor(level_));
   for (;;) {
     std::size_t i = 0;
     std::size_t values = 0;
@@ -62,12 +73,14 @@ void ChunkCompressor::work() {
     try {
       chunk.assign(values, 0.0);
       fill(chunk);
-      const auto in_bytes = static_cast<uLong>(values * sizeof(double));
-      uLongf size = compressBound(in_bytes);
-      out.resize(size);
-      const int rc =
-          compress2(out.data(), &size, reinterpret_cast<const Bytef*>(chunk.data()), in_bytes, level_);
-      if (rc != Z_OK) error = "deflating a chunk failed (zlib error " + std::to_string(rc) + ")";
+      if (!deflater) throw std::runtime_error("libdeflate could not allocate a compressor");
+      const std::size_t in_bytes = values * sizeof(double);
+      out.resize(libdeflate_zlib_compress_bound(deflater.get(), in_bytes));
+      const std::size_t size =
+          libdeflate_zlib_compress(deflater.get(), chunk.data(), in_bytes, out.data(), out.size());
+      // The bound guarantees room, so 0 (no room) would be a libdeflate bug; say so rather than store
+      // nothing.
+      if (size == 0) error = "deflating a chunk failed (libdeflate found the output buffer too small)";
       out.resize(size);
     } catch (const std::exception& e) {
       error = std::string("preparing a chunk failed: ") + e.what();

@@ -110,8 +110,7 @@ void write_rank_file(const std::string& path, const SeriesRecorder& recorder,
                           {}});
         queue_chunks(*compressor, direct.back(), dcpl, shared_order, recorder, k, m, samples);
       } else {
-        for (std::size_t i = 0; i < n; ++i)
-          recorder.copy_samples(k, m, order[i], 0, samples, values.data() + i * samples);
+        recorder.copy_tile(k, m, order, 0, samples, values.data(), samples);
         write_rows(sg, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, rows, n, samples, values.data(), dcpl,
                    H5P_DEFAULT);
       }

@@ -93,8 +93,7 @@ void write_groups(hid_t file, const SeriesRecorder& recorder, const RunMetadata&
       } else if (in_order) {
         data = recorder.metric_values(k, m).data();
       } else {
-        for (std::size_t i = 0; i < order.size(); ++i)
-          recorder.copy_samples(k, m, order[i], 0, samples, rows.data() + i * samples);
+        recorder.copy_tile(k, m, order, 0, samples, rows.data(), samples);
       }
       if (compressor == nullptr || !chunked) {
         write_rows(sg, metric.name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, sorted_ids, kind.component_count,

@@ -40,7 +40,7 @@ enum class SeriesLayout { kSingleFile, kPerRank };
 struct SeriesFileOptions {
   // Deflate level 0-9 for the series datasets (0 = none). Parallel HDF5 >= 1.10.2 writes filtered datasets
   // collectively; the choice and its measured cost are in docs/hdf5-layout.md.
-  int deflate_level = 1;
+  int deflate_level = 2;
   // Ignored on one rank (always one file).
   SeriesLayout layout = SeriesLayout::kSingleFile;
 };

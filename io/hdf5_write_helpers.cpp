@@ -116,8 +116,8 @@ void queue_chunks(ChunkCompressor& compressor, DirectChunks& target, hid_t dcpl,
       const hsize_t width = chunk[1];
       target.offsets.push_back({r0, s0});
       compressor.submit(chunk[0] * chunk[1], [=, &recorder](std::span<double> out) {
-        for (std::uint64_t r = r0; r < r1; ++r)
-          recorder.copy_samples(kind, metric, (*order)[r], s0, s1, out.data() + (r - r0) * width);
+        const std::span<const std::uint32_t> locals(order->data() + r0, r1 - r0);
+        recorder.copy_tile(kind, metric, locals, s0, s1, out.data(), width);
       });
     }
   }

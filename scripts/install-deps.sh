@@ -10,7 +10,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libspdlog-dev libfmt-dev
   libboost-dev libboost-system-dev
-  libcli11-dev libmetis-dev
+  libcli11-dev libmetis-dev libdeflate-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-h5py python3-numpy python3-matplotlib
   slurm-wlm munge

@@ -129,7 +129,9 @@ void add_run_output_options(CLI::App& command, RunOutputOptions& o) {
                   "spec's, else about 100 samples over the estimated run)")
       ->needs(output);
   command.add_flag("--overwrite", o.overwrite, "replace an existing --output file")->needs(output);
-  command.add_option("--compression", o.compression, "deflate level 0-9 of the series datasets")
+  command
+      .add_option("--compression", o.compression,
+                  "deflate level 0-9 of the series datasets (0 = uncompressed; default 2)")
       ->capture_default_str()
       ->needs(output);
   command

@@ -27,7 +27,7 @@ struct RunOutputOptions {
   bool overwrite = false;         // --overwrite
   double sample_interval_ns = 0;  // --sample-interval; 0 = simulation.sample_interval_ns, then automatic
   bool interval_given = false;    // the flag was on the command line (0 or less is then an error)
-  int compression = 1;            // --compression: deflate level of the series datasets
+  int compression = 2;            // --compression: deflate level of the series datasets
   // --output-layout: "per-rank" (a file per rank joined by virtual datasets) or "single" (one file)
   std::string layout = "per-rank";
 };

@@ -1,5 +1,6 @@
 // ChunkCompressor: chunks come back in submission order whatever worker compressed them, inflate to what
-// their fill wrote (zero padding included), and a failing fill is reported for its own chunk only.
+// their fill wrote (zero padding included) with zlib's inflate (what HDF5's deflate filter reads them
+// with), and a failing fill is reported for its own chunk only.
 #include <gtest/gtest.h>
 #include <zlib.h>
 

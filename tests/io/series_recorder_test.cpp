@@ -191,9 +191,9 @@ TEST(SeriesRecorder, GrowsPastItsInitialCapacityAndCoarsensExactly) {
   EXPECT_EQ(r.kinds()[0].column_values, (std::vector<double>{3, 3}));
 }
 
-// finish() without making the rows: copy_samples() reads the blocks and gives the rows' values bit for
-// bit (time averages divided by each sample's true length, zeros past the recorded grid); row() needs
-// make_rows(); a checkpoint saves the same bytes either way.
+// finish() without making the rows: copy_samples() and copy_tile() read the blocks and give the rows'
+// values bit for bit (time averages divided by each sample's true length, zeros past the recorded grid);
+// row() needs make_rows(); a checkpoint saves the same bytes either way.
 TEST(SeriesRecorder, FinishWithoutRowsReadsTheSameValuesFromTheBlocks) {
   auto record = [](SeriesRecorder& r) {
     const auto k = r.declare_kind(
@@ -231,6 +231,28 @@ TEST(SeriesRecorder, FinishWithoutRowsReadsTheSameValuesFromTheBlocks) {
       ASSERT_EQ(got, std::vector<double>(want.begin(), want.end())) << m << " " << local;
     }
   }
+  // copy_tile(): any subset of components, in any order, and a window of samples, the same values.
+  const std::vector<std::uint32_t> locals = {2, 0, 1, 2};
+  for (const auto& [s0, s1] :
+       {std::pair<std::uint64_t, std::uint64_t>{0, rows.sample_count()}, {3, 99}, {97, 100}}) {
+    const std::size_t width = s1 - s0 + 2;  // wider rows: the padding must stay untouched
+    for (std::uint32_t m = 0; m < 3; ++m) {
+      for (SeriesRecorder* r : {&rows, &blocks}) {
+        std::vector<double> tile(locals.size() * width, -1.0);
+        r->copy_tile(0, m, locals, s0, s1, tile.data(), width);
+        for (std::size_t i = 0; i < locals.size(); ++i) {
+          const auto want = rows.row(0, m, locals[i]);
+          for (std::uint64_t s = s0; s < s1; ++s)
+            ASSERT_EQ(tile[i * width + (s - s0)], want[s]) << m << " " << i << " " << s;
+          ASSERT_EQ(tile[i * width + (s1 - s0)], -1.0);
+        }
+      }
+    }
+  }
+  std::vector<double> small(10);
+  EXPECT_THROW(blocks.copy_tile(0, 0, locals, 0, 20, small.data(), 5), std::invalid_argument);
+  const std::vector<std::uint32_t> missing = {3};
+  EXPECT_THROW(blocks.copy_tile(0, 0, missing, 0, 1, small.data(), 5), std::out_of_range);
   blocks.make_rows();
   for (std::uint32_t m = 0; m < 3; ++m) {
     const auto x = rows.metric_values(0, m);
