@@ -91,11 +91,13 @@ SeriesRecorder::Component SeriesRecorder::add_component(KindId kind_id, std::uin
 }
 
 void SeriesRecorder::choose_block_shift(Kind& kind) {
-  // At least 8 samples, and at least one huge page (few page faults; the sample rows stay contiguous).
+  // At least 8 samples, and at least one huge page (few page faults; the sample rows stay contiguous), but
+  // at most 64 samples for that: a small kind (16 storage targets, 640 B per sample) would otherwise take
+  // 4096-sample blocks, 2.6 MB each (and as much again for the spare) for a run of a few hundred samples.
   const std::size_t sample_bytes =
       std::max<std::size_t>(1, kind.ids.size() * kind.metrics.size() * sizeof(double));
   kind.block_shift = 3;
-  while ((sample_bytes << kind.block_shift) < (std::size_t{2} << 20) && kind.block_shift < 12)
+  while ((sample_bytes << kind.block_shift) < (std::size_t{2} << 20) && kind.block_shift < 6)
     ++kind.block_shift;
 }
 

@@ -86,10 +86,10 @@ class SeriesRecorder {
     std::vector<std::string> names;     // same order; may be empty strings
     std::vector<double> column_values;  // [local component][column]
     // While recording: blocks of 2^block_shift consecutive samples, each laid out [sample][local
-    // component][metric]. A block holds at least 8 samples and 2 MiB (huge-page backed, ZeroedBuffer).
-    // Sample-major, because components close their samples at about the same simulated time: the samples
-    // being closed are a few hot rows, not one cache miss per component. The grid grows by adding blocks (no
-    // relayout copies of what is recorded). finish() turns it into `values`: per metric, [local
+    // component][metric]. A block holds at least 8 samples and 2 MiB, or 64 samples (huge-page backed,
+    // ZeroedBuffer). Sample-major, because components close their samples at about the same simulated time:
+    // the samples being closed are a few hot rows, not one cache miss per component. The grid grows by adding
+    // blocks (no relayout copies of what is recorded). finish() turns it into `values`: per metric, [local
     // component][sample].
     std::vector<ZeroedBuffer> blocks;
     std::uint32_t block_shift = 0;  // set when the first block is allocated
