@@ -54,7 +54,10 @@ class ClusterSeries {
   bool nic_nvlink(std::uint32_t slot, std::uint32_t port) const { return nic_ports_[slot].nvlink[port]; }
   // Called by forward() (in a sequential run the commit follows at once): starts the cache misses of what
   // the component's commit will read. Records nothing.
-  void prefetch_gpu(std::uint32_t slot) const { recorder_->prefetch({gpu_, slot}); }
+  void prefetch_gpu(std::uint32_t slot) const {
+    recorder_->prefetch({gpu_, slot});
+    recorder_->prefetch_gauge({gpu_, slot}, gpu_metric::kCommWait);
+  }
   void prefetch_nic(std::uint32_t slot) const {
     recorder_->prefetch({nic_, slot});
     __builtin_prefetch(&nic_ports_[slot]);
