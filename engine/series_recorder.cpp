@@ -354,24 +354,7 @@ void SeriesRecorder::make_rows() {
 
 void SeriesRecorder::copy_samples(KindId kind_id, std::uint32_t metric, std::uint32_t local, std::uint64_t s0,
                                   std::uint64_t s1, double* out) const {
-  if (!finished_) throw std::logic_error("SeriesRecorder::copy_samples before finish()");
-  const Kind& kind = kinds_.at(kind_id);
-  if (rows_made_) {
-    const double* row = kind.values.at(metric).data() + static_cast<std::size_t>(local) * samples_;
-    std::copy(row + s0, row + s1, out);
-    return;
-  }
-  // From the blocks, with make_rows()'s arithmetic (so the same bits); samples past capacity_ were never
-  // recorded.
-  const bool average = kind.metrics.at(metric).aggregation == Aggregation::kTimeAverage;
-  for (std::uint64_t s = s0; s < s1; ++s, ++out) {
-    if (s >= capacity_) {
-      *out = 0;
-      continue;
-    }
-    const double v = cell(kind, local, s)[metric];
-    *out = average ? v / sample_length(s) : v;
-  }
+  copy_tile(kind_id, metric, std::span<const std::uint32_t>(&local, 1), s0, s1, out, s1 - s0);
 }
 
 void SeriesRecorder::copy_tile(KindId kind_id, std::uint32_t metric, std::span<const std::uint32_t> locals,
@@ -382,16 +365,19 @@ void SeriesRecorder::copy_tile(KindId kind_id, std::uint32_t metric, std::span<c
     throw std::invalid_argument("SeriesRecorder::copy_tile: tile wider than rows");
   const Kind& kind = kinds_.at(kind_id);
   if (metric >= kind.metrics.size()) throw std::out_of_range("SeriesRecorder::copy_tile: no such metric");
-  if (rows_made_) {
-    for (std::size_t i = 0; i < locals.size(); ++i)
-      copy_samples(kind_id, metric, locals[i], s0, s1, out + i * row_stride);
-    return;
-  }
-  // copy_samples()'s arithmetic (the same bits), samples outer: each step reads one sample's row of
-  // components, in ascending local order when `locals` is (the writers' id order usually is).
   for (const std::uint32_t local : locals) {
     if (local >= kind.ids.size()) throw std::out_of_range("SeriesRecorder::copy_tile: no such component");
   }
+  if (rows_made_) {
+    for (std::size_t i = 0; i < locals.size(); ++i) {
+      const double* row = kind.values[metric].data() + static_cast<std::size_t>(locals[i]) * samples_;
+      std::copy(row + s0, row + s1, out + i * row_stride);
+    }
+    return;
+  }
+  // From the blocks, with make_rows()'s arithmetic (so the same bits), samples outer: each step reads one
+  // sample's row of components, in ascending local order when `locals` is (the writers' id order usually
+  // is). Samples past capacity_ were never recorded.
   const bool average = kind.metrics[metric].aggregation == Aggregation::kTimeAverage;
   const std::size_t stride = kind.metrics.size();
   for (std::uint64_t s = s0; s < s1; ++s) {

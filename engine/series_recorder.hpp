@@ -184,7 +184,7 @@ class SeriesRecorder {
   void make_rows();
   bool rows_made() const { return rows_made_; }
   // After finish(): samples [s0, s1) of one local component's metric into `out`, whether or not the rows
-  // are made (the same values bit for bit).
+  // are made (the same values bit for bit). A one-row copy_tile(), with its checks.
   void copy_samples(KindId kind, std::uint32_t metric, std::uint32_t local, std::uint64_t s0,
                     std::uint64_t s1, double* out) const;
   // After finish(): a tile of the same values, samples [s0, s1) of each local component in `locals`, row i
