@@ -39,7 +39,7 @@ struct PholdOptions {
   std::string output;            // HDF5 series file; empty = no series
   double sample_interval = 100;  // time units
   bool overwrite = false;
-  int compression = 2;  // deflate level of the series datasets
+  int compression = io::SeriesFileOptions{}.deflate_level;  // deflate level of the series datasets
   EngineOptions engine;
   CheckpointOptions checkpoint;
 };
@@ -263,7 +263,7 @@ std::function<int()> add_phold_command(CLI::App& app, const CommandEnv& env) {
       ->needs(output);
   cmd->add_flag("--overwrite", options->overwrite, "replace an existing --output file")->needs(output);
   cmd->add_option("--compression", options->compression,
-                  "deflate level 0-9 of the series datasets (0 = uncompressed; default 2)")
+                  "deflate level 0-9 of the series datasets (0 = uncompressed)")
       ->capture_default_str()
       ->needs(output);
   add_engine_options(*cmd, options->engine);

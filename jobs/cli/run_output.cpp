@@ -131,7 +131,7 @@ void add_run_output_options(CLI::App& command, RunOutputOptions& o) {
   command.add_flag("--overwrite", o.overwrite, "replace an existing --output file")->needs(output);
   command
       .add_option("--compression", o.compression,
-                  "deflate level 0-9 of the series datasets (0 = uncompressed; default 2)")
+                  "deflate level 0-9 of the series datasets (0 = uncompressed)")
       ->capture_default_str()
       ->needs(output);
   command

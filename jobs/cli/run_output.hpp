@@ -16,6 +16,7 @@
 #include <string>
 
 #include "engine/series_recorder.hpp"
+#include "io/hdf5_series_writer.hpp"
 #include "io/key_value_report.hpp"
 #include "jobs/spec/experiment_spec.hpp"
 #include "models/energy/power_model.hpp"
@@ -27,7 +28,7 @@ struct RunOutputOptions {
   bool overwrite = false;         // --overwrite
   double sample_interval_ns = 0;  // --sample-interval; 0 = simulation.sample_interval_ns, then automatic
   bool interval_given = false;    // the flag was on the command line (0 or less is then an error)
-  int compression = 2;            // --compression: deflate level of the series datasets
+  int compression = io::SeriesFileOptions{}.deflate_level;  // --compression: the writer's default level
   // --output-layout: "per-rank" (a file per rank joined by virtual datasets) or "single" (one file)
   std::string layout = "per-rank";
 };
