@@ -73,7 +73,8 @@ class RunOutput {
   RunFacts facts_;
 };
 
-// The automatic interval: about 100 samples over `seconds`, rounded down to 1, 2 or 5 x 10^k ns (>= 1 ns).
+// The automatic interval: `seconds` / 100 rounded up to 1, 2 or 5 x 10^k ns (>= 1 ns), so 40-100 samples
+// over `seconds` (the compute-only estimate: a lower bound of the run).
 // At the end of the run it widens (by 2, 5, 10, 20, ...) until at most kMaxAutomaticSamples remain.
 inline constexpr std::uint64_t kMaxAutomaticSamples = 500;
 SimTime automatic_interval_ps(double seconds);
