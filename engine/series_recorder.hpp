@@ -137,6 +137,32 @@ class SeriesRecorder {
     }
     spread(kind, c, metric, t0, t1, amount);
   }
+  // The current-sample record of one component, for a commit that records several of its metrics over one
+  // span: a single bounds check instead of one per record. add() and peak() do what add()/add_spread() and
+  // peak() above do for times within the current sample, with the same bits.
+  class SampleRecord {
+   public:
+    SampleRecord() = default;  // empty
+    explicit operator bool() const { return values_ != nullptr; }
+    void add(std::uint32_t metric, double amount) {
+      values_[metric] = std::bit_cast<std::uint64_t>(std::bit_cast<double>(values_[metric]) + amount);
+    }
+    void peak(std::uint32_t metric, double value) {
+      if (value > std::bit_cast<double>(values_[metric]))
+        values_[metric] = std::bit_cast<std::uint64_t>(value);
+    }
+
+   private:
+    friend class SeriesRecorder;
+    explicit SampleRecord(std::uint64_t* values) : values_(values) {}
+    std::uint64_t* values_ = nullptr;
+  };
+  // Component `c`'s record if [t0, t1) (t0 < t1) lies within its current sample; else an empty one, and the
+  // caller takes the per-record calls above (which move the cursor or go to the grid).
+  SampleRecord current_sample(Component c, SimTime t0, SimTime t1) {
+    std::uint64_t* acc = kinds_[c.kind].record(c.local);
+    return SampleRecord(t0 >= acc[0] && t1 <= acc[1] && t1 > t0 ? acc + 2 : nullptr);
+  }
   // Gauge (kMax / kTimeAverage metrics): the level becomes `level` at time t (levels start at 0 at time 0).
   void set(Component c, std::uint32_t metric, SimTime t, double level);
   // kMax metrics: `value` (>= 0) was reached at time t (a momentary peak; no level is held afterwards).

@@ -116,15 +116,28 @@ void NicLp::commit(std::uint32_t slot, LpContext& ctx) {
   const std::uint64_t bytes = packet_size(tx, topo_.params().packet_bytes);
   const SimTime ser = serialization_ps(bytes, gbps);
   const SimTime start = std::max(now, tx.saved_busy);
+  const SimTime end = start + ser;
   const auto b = static_cast<double>(bytes);
-  rec.add_spread(c, nic_metric::kTxBytes, start, start + ser, b);
-  if (series_->nic_nvlink(slot, tx.port))
-    rec.add_spread(c, nic_metric::kNvlinkTxBytes, start, start + ser, b);
+  const bool nvlink = series_->nic_nvlink(slot, tx.port);
   const std::uint64_t backlog = tx.saved_busy > now ? bytes_in(tx.saved_busy - now, gbps) : 0;
-  rec.peak(c, nic_metric::kQueueMax, now, static_cast<double>(backlog + bytes));
+  const auto depth = static_cast<double>(backlog + bytes);
   // Its bytes wait (start - now), then drain linearly: area = bytes x (wait + ser / 2).
-  rec.add_spread(c, nic_metric::kQueueMean, now, start + ser,
-                 b * (static_cast<double>(start - now) + 0.5 * static_cast<double>(ser)));
+  const double area = b * (static_cast<double>(start - now) + 0.5 * static_cast<double>(ser));
+  // The common case: the whole span in the current sample (ser > 0: a zero-length spread records at its
+  // start, which may be the next sample's first instant).
+  SeriesRecorder::SampleRecord r =
+      ser != 0 ? rec.current_sample(c, now, end) : SeriesRecorder::SampleRecord{};
+  if (r) {
+    r.add(nic_metric::kTxBytes, b);
+    if (nvlink) r.add(nic_metric::kNvlinkTxBytes, b);
+    r.peak(nic_metric::kQueueMax, depth);
+    r.add(nic_metric::kQueueMean, area);
+    return;
+  }
+  rec.add_spread(c, nic_metric::kTxBytes, start, end, b);
+  if (nvlink) rec.add_spread(c, nic_metric::kNvlinkTxBytes, start, end, b);
+  rec.peak(c, nic_metric::kQueueMax, now, depth);
+  rec.add_spread(c, nic_metric::kQueueMean, now, end, area);
 }
 
 std::uint64_t NicLp::digest(std::uint32_t slot) const {

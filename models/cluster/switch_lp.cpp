@@ -98,13 +98,25 @@ void SwitchLp::commit(std::uint32_t slot, LpContext& ctx) {
   SeriesRecorder& rec = series_->recorder();
   const SeriesRecorder::Component c{series_->port_kind(), local};
   const auto b = static_cast<double>(p.bytes);
-  rec.add_spread(c, port_metric::kBytes, start, end, b);
   const std::uint64_t d = depth(p.saved_busy, ready, gbps, p.bytes);
-  rec.peak(c, port_metric::kQueueMax, ready, static_cast<double>(d));
   // Its bytes wait (start - ready), then drain linearly: area = bytes x (wait + serialization / 2).
-  rec.add_spread(c, port_metric::kQueueMean, ready, end,
-                 b * (static_cast<double>(start - ready) + 0.5 * static_cast<double>(end - start)));
-  if (d > topo_.params().switch_buffer_bytes) rec.add(c, port_metric::kOverflows, ready, 1.0);
+  const double area = b * (static_cast<double>(start - ready) + 0.5 * static_cast<double>(end - start));
+  const bool overflow = d > topo_.params().switch_buffer_bytes;
+  // The common case: the whole span in the current sample (end > start: a zero-length spread records at
+  // its start, which may be the next sample's first instant).
+  SeriesRecorder::SampleRecord r =
+      end > start ? rec.current_sample(c, ready, end) : SeriesRecorder::SampleRecord{};
+  if (r) {
+    r.add(port_metric::kBytes, b);
+    r.peak(port_metric::kQueueMax, static_cast<double>(d));
+    r.add(port_metric::kQueueMean, area);
+    if (overflow) r.add(port_metric::kOverflows, 1.0);
+    return;
+  }
+  rec.add_spread(c, port_metric::kBytes, start, end, b);
+  rec.peak(c, port_metric::kQueueMax, ready, static_cast<double>(d));
+  rec.add_spread(c, port_metric::kQueueMean, ready, end, area);
+  if (overflow) rec.add(c, port_metric::kOverflows, ready, 1.0);
 }
 
 std::uint64_t SwitchLp::digest(std::uint32_t slot) const {
