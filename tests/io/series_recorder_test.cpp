@@ -1,6 +1,7 @@
 // SeriesRecorder semantics: counters sum per interval, gauges give the interval's peak or time-weighted
 // mean with the level carried across intervals, the last interval may be partial, and bad declarations throw;
-// spreads split by overlap, peaks hold no level, the grid grows and coarsens exactly.
+// spreads split by overlap, peaks hold no level, the one-check current-sample record matches the per-record
+// calls, the grid grows and coarsens exactly.
 #include "engine/series_recorder.hpp"
 
 #include <gtest/gtest.h>
@@ -159,6 +160,64 @@ TEST(SeriesRecorder, PeakHoldsNoLevelAndEarlierRecordsStillCount) {
   EXPECT_EQ(row(r, c, 0), (std::vector<double>{4, 7, 0, 0, 0, 0, 0, 0, 0, 0}));
   EXPECT_EQ(row(r, c, 1), (std::vector<double>{0, 2, 0, 1, 0, 0, 0, 0, 0, 0}));
   EXPECT_EQ(r.used_samples(), 4u);
+}
+
+TEST(SeriesRecorder, CurrentSampleRecordIsOnlyGivenForSpansWithinTheCurrentSample) {
+  SeriesRecorder r(10, 100);
+  const auto k = r.declare_kind("p", 1,
+                                {MetricSpec{"bytes", "bytes", Aggregation::kSum, ""},
+                                 MetricSpec{"depth", "bytes", Aggregation::kMax, ""}});
+  const auto c = r.add_component(k, 0);
+  EXPECT_FALSE(r.current_sample(c, 0, 5));  // no current sample before the first record
+  r.add(c, 0, 12, 1);                       // the cursor is now [10, 20)
+  EXPECT_TRUE(r.current_sample(c, 10, 20));
+  EXPECT_TRUE(r.current_sample(c, 12, 13));
+  EXPECT_FALSE(r.current_sample(c, 12, 12));  // empty span
+  EXPECT_FALSE(r.current_sample(c, 15, 21));  // leaves the sample
+  EXPECT_FALSE(r.current_sample(c, 9, 15));   // starts before it
+  EXPECT_FALSE(r.current_sample(c, 20, 25));  // the next sample
+}
+
+TEST(SeriesRecorder, CurrentSampleRecordGivesTheSameValuesAsThePerRecordCalls) {
+  SeriesRecorder direct(10, 100), batched(10, 100);
+  std::vector<SeriesRecorder::Component> cs;
+  for (SeriesRecorder* r : {&direct, &batched}) {
+    const auto k = r->declare_kind("p", 1,
+                                   {MetricSpec{"bytes", "bytes", Aggregation::kSum, ""},
+                                    MetricSpec{"depth", "bytes", Aggregation::kMax, ""},
+                                    MetricSpec{"area", "bytes", Aggregation::kTimeAverage, ""}});
+    cs.push_back(r->add_component(k, 0));
+  }
+  // Packets as a commit records them: bytes over [start, end), the depth peak at t0, the queue area over
+  // [t0, end); the batched recorder takes the one-check path whenever the span allows it.
+  struct Packet {
+    SimTime t0, start, end;
+    double bytes, depth;
+  };
+  const std::vector<Packet> packets = {{1, 2, 4, 0.1, 3},    {3, 5, 9, 0.7, 5},    {8, 9, 14, 0.3, 2},
+                                       {14, 15, 16, 1.9, 1}, {15, 17, 19, 0.2, 7}, {41, 41, 42, 0.5, 4},
+                                       {43, 44, 47, 0.6, 8}, {42, 45, 61, 0.9, 9}, {61, 62, 63, 0.4, 6}};
+  int fast = 0;
+  for (const Packet& p : packets) {
+    const double area = p.bytes * static_cast<double>(p.end - p.t0);
+    if (SeriesRecorder::SampleRecord rec = batched.current_sample(cs[1], p.t0, p.end)) {
+      ++fast;
+      rec.add(0, p.bytes);
+      rec.peak(1, p.depth);
+      rec.add(2, area);
+    } else {
+      batched.add_spread(cs[1], 0, p.start, p.end, p.bytes);
+      batched.peak(cs[1], 1, p.t0, p.depth);
+      batched.add_spread(cs[1], 2, p.t0, p.end, area);
+    }
+    direct.add_spread(cs[0], 0, p.start, p.end, p.bytes);
+    direct.peak(cs[0], 1, p.t0, p.depth);
+    direct.add_spread(cs[0], 2, p.t0, p.end, area);
+  }
+  EXPECT_EQ(fast, 3);  // (3, 5, 9), (15, 17, 19) and (43, 44, 47): the case under test was taken
+  direct.finish();
+  batched.finish();
+  for (std::uint32_t m = 0; m < 3; ++m) EXPECT_EQ(row(direct, cs[0], m), row(batched, cs[1], m)) << m;
 }
 
 TEST(SeriesRecorder, GrowsPastItsInitialCapacityAndCoarsensExactly) {
