@@ -35,7 +35,7 @@ std::array<double, 4> gpu_columns(const Topology& topo, std::uint32_t gpu, LpId 
 }  // namespace
 
 ClusterSeries::ClusterSeries(SeriesRecorder& recorder, const Topology& topology)
-    : recorder_(&recorder), topo_(topology) {
+    : recorder_(&recorder), topo_(topology), packet_bytes_(topology.params().packet_bytes) {
   using A = Aggregation;
   gpu_ = recorder.declare_kind(
       "gpu", topology.gpus(),
@@ -98,7 +98,7 @@ SeriesRecorder::Component ClusterSeries::add_nic(LpId lp) {
   NicPorts ports;
   for (std::uint32_t p = 0; p < std::min<std::uint32_t>(2, topo_.port_count(lp)); ++p) {
     const PortPeer peer = topo_.peer(lp, p);
-    ports.gbps[p] = peer.link.bandwidth_gbps;
+    ports.link[p] = link_of(peer.link.bandwidth_gbps);
     ports.nvlink[p] = topo_.kind_of(peer.lp) == LpKind::kNvSwitch;
   }
   if (nic_ports_.size() <= c.local) nic_ports_.resize(c.local + 1);
@@ -126,8 +126,8 @@ std::uint32_t ClusterSeries::add_switch(LpId lp) {
                                         double(p),  double(peer.lp), peer.link.bandwidth_gbps};
     const auto c = recorder_->add_component(port_, base + p, prefix + std::to_string(p), cols);
     if (p == 0) local0 = c.local;
-    if (port_gbps_.size() <= c.local) port_gbps_.resize(c.local + 1);
-    port_gbps_[c.local] = peer.link.bandwidth_gbps;
+    if (port_links_.size() <= c.local) port_links_.resize(c.local + 1);
+    port_links_[c.local] = link_of(peer.link.bandwidth_gbps);
   }
   return local0;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/series_recorder.hpp"
+#include "models/cluster/cluster_events.hpp"
 #include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
@@ -47,10 +48,19 @@ class ClusterSeries {
 
   // What the commit handlers would otherwise ask the topology again on every event (a route and a peer
   // lookup cost as much as the recording): per local component, flat arrays.
-  // Link bandwidth of local switch-port component `local`.
-  double port_gbps(std::uint32_t local) const { return port_gbps_[local]; }
-  // Bandwidth of port `port` (0 or 1) of the NIC in local slot `slot`, and whether it leads to the NVSwitch.
-  double nic_gbps(std::uint32_t slot, std::uint32_t port) const { return nic_ports_[slot].gbps[port]; }
+  // Link bandwidth of local switch-port component `local`, and serialization_ps(bytes, that bandwidth):
+  // looked up for a full packet (most of them; a division less per commit), else computed.
+  double port_gbps(std::uint32_t local) const { return port_links_[local].gbps; }
+  SimTime port_serialization_ps(std::uint32_t local, std::uint64_t bytes) const {
+    const Link& link = port_links_[local];
+    return bytes == packet_bytes_ ? link.full_packet_ps : serialization_ps(bytes, link.gbps);
+  }
+  // The same for port `port` (0 or 1) of the NIC in local slot `slot`, and whether it leads to the NVSwitch.
+  double nic_gbps(std::uint32_t slot, std::uint32_t port) const { return nic_ports_[slot].link[port].gbps; }
+  SimTime nic_serialization_ps(std::uint32_t slot, std::uint32_t port, std::uint64_t bytes) const {
+    const Link& link = nic_ports_[slot].link[port];
+    return bytes == packet_bytes_ ? link.full_packet_ps : serialization_ps(bytes, link.gbps);
+  }
   bool nic_nvlink(std::uint32_t slot, std::uint32_t port) const { return nic_ports_[slot].nvlink[port]; }
   // Called by forward() (in a sequential run the commit follows at once): starts the cache misses of what
   // the component's commit will read. Records nothing.
@@ -64,18 +74,24 @@ class ClusterSeries {
   }
   void prefetch_port(std::uint32_t local) const {
     recorder_->prefetch({port_, local});
-    __builtin_prefetch(&port_gbps_[local]);
+    __builtin_prefetch(&port_links_[local]);
   }
 
  private:
+  struct Link {
+    double gbps = 0;
+    SimTime full_packet_ps = 0;  // serialization_ps(packet_bytes_, gbps)
+  };
+  Link link_of(double gbps) const { return Link{gbps, serialization_ps(packet_bytes_, gbps)}; }
   struct NicPorts {
-    double gbps[2] = {0, 0};
+    Link link[2];
     bool nvlink[2] = {false, false};
   };
   SeriesRecorder* recorder_;
   const Topology& topo_;
   SeriesRecorder::KindId gpu_ = 0, nic_ = 0, port_ = 0, storage_ = 0;
-  std::vector<double> port_gbps_;    // [local switch-port component]
+  std::uint64_t packet_bytes_;       // the topology's packet size
+  std::vector<Link> port_links_;     // [local switch-port component]
   std::vector<NicPorts> nic_ports_;  // [local NIC component]
 };
 

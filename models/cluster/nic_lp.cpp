@@ -114,7 +114,7 @@ void NicLp::commit(std::uint32_t slot, LpContext& ctx) {
   const auto& tx = ctx.payload<TxEvent>();
   const double gbps = series_->nic_gbps(slot, tx.port);
   const std::uint64_t bytes = packet_size(tx, topo_.params().packet_bytes);
-  const SimTime ser = serialization_ps(bytes, gbps);
+  const SimTime ser = series_->nic_serialization_ps(slot, tx.port, bytes);
   const SimTime start = std::max(now, tx.saved_busy);
   const SimTime end = start + ser;
   const auto b = static_cast<double>(bytes);

@@ -94,7 +94,7 @@ void SwitchLp::commit(std::uint32_t slot, LpContext& ctx) {
   const double gbps = series_->port_gbps(local);
   const SimTime ready = ready_time(ctx.now(), p.in_ser_ps);
   const SimTime start = std::max(ready, p.saved_busy);
-  const SimTime end = start + serialization_ps(p.bytes, gbps);
+  const SimTime end = start + series_->port_serialization_ps(local, p.bytes);
   SeriesRecorder& rec = series_->recorder();
   const SeriesRecorder::Component c{series_->port_kind(), local};
   const auto b = static_cast<double>(p.bytes);
