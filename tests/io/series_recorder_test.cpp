@@ -162,12 +162,18 @@ TEST(SeriesRecorder, PeakHoldsNoLevelAndEarlierRecordsStillCount) {
   EXPECT_EQ(r.used_samples(), 4u);
 }
 
-TEST(SeriesRecorder, CurrentSampleRecordIsOnlyGivenForSpansWithinTheCurrentSample) {
-  SeriesRecorder r(10, 100);
+// A recorder's only component, of a kind "p" with one component: a packet's bytes, peak depth and queue area.
+SeriesRecorder::Component packet_port(SeriesRecorder& r) {
   const auto k = r.declare_kind("p", 1,
                                 {MetricSpec{"bytes", "bytes", Aggregation::kSum, ""},
-                                 MetricSpec{"depth", "bytes", Aggregation::kMax, ""}});
-  const auto c = r.add_component(k, 0);
+                                 MetricSpec{"depth", "bytes", Aggregation::kMax, ""},
+                                 MetricSpec{"area", "bytes", Aggregation::kTimeAverage, ""}});
+  return r.add_component(k, 0);
+}
+
+TEST(SeriesRecorder, CurrentSampleRecordIsOnlyGivenForSpansWithinTheCurrentSample) {
+  SeriesRecorder r(10, 100);
+  const auto c = packet_port(r);
   EXPECT_FALSE(r.current_sample(c, 0, 5));  // no current sample before the first record
   r.add(c, 0, 12, 1);                       // the cursor is now [10, 20)
   EXPECT_TRUE(r.current_sample(c, 10, 20));
@@ -180,14 +186,7 @@ TEST(SeriesRecorder, CurrentSampleRecordIsOnlyGivenForSpansWithinTheCurrentSampl
 
 TEST(SeriesRecorder, CurrentSampleRecordGivesTheSameValuesAsThePerRecordCalls) {
   SeriesRecorder direct(10, 100), batched(10, 100);
-  std::vector<SeriesRecorder::Component> cs;
-  for (SeriesRecorder* r : {&direct, &batched}) {
-    const auto k = r->declare_kind("p", 1,
-                                   {MetricSpec{"bytes", "bytes", Aggregation::kSum, ""},
-                                    MetricSpec{"depth", "bytes", Aggregation::kMax, ""},
-                                    MetricSpec{"area", "bytes", Aggregation::kTimeAverage, ""}});
-    cs.push_back(r->add_component(k, 0));
-  }
+  const std::vector<SeriesRecorder::Component> cs = {packet_port(direct), packet_port(batched)};
   // Packets as a commit records them: bytes over [start, end), the depth peak at t0, the queue area over
   // [t0, end); the batched recorder takes the one-check path whenever the span allows it.
   struct Packet {
