@@ -157,11 +157,13 @@ class SeriesRecorder {
     explicit SampleRecord(std::uint64_t* values) : values_(values) {}
     std::uint64_t* values_ = nullptr;
   };
-  // Component `c`'s record if [t0, t1) (t0 < t1) lies within its current sample; else an empty one, and the
-  // caller takes the per-record calls above (which move the cursor or go to the grid).
+  // Component `c`'s record if every time in [t0, t1] (t0 <= t1) lies within its current sample; else an
+  // empty one, and the caller takes the per-record calls above (which move the cursor or go to the grid).
+  // Closed at t1: a zero-length spread inside the span records at its start, which may be t1, so a span
+  // ending exactly at the sample's end takes the per-record calls.
   SampleRecord current_sample(Component c, SimTime t0, SimTime t1) {
     std::uint64_t* acc = kinds_[c.kind].record(c.local);
-    return SampleRecord(t0 >= acc[0] && t1 <= acc[1] && t1 > t0 ? acc + 2 : nullptr);
+    return SampleRecord(t0 >= acc[0] && t0 <= t1 && t1 < acc[1] ? acc + 2 : nullptr);
   }
   // Gauge (kMax / kTimeAverage metrics): the level becomes `level` at time t (levels start at 0 at time 0).
   void set(Component c, std::uint32_t metric, SimTime t, double level);

@@ -52,14 +52,12 @@ class ClusterSeries {
   // looked up for a full packet (most of them; a division less per commit), else computed.
   double port_gbps(std::uint32_t local) const { return port_links_[local].gbps; }
   SimTime port_serialization_ps(std::uint32_t local, std::uint64_t bytes) const {
-    const Link& link = port_links_[local];
-    return bytes == packet_bytes_ ? link.full_packet_ps : serialization_ps(bytes, link.gbps);
+    return port_links_[local].serialization(bytes, packet_bytes_);
   }
   // The same for port `port` (0 or 1) of the NIC in local slot `slot`, and whether it leads to the NVSwitch.
   double nic_gbps(std::uint32_t slot, std::uint32_t port) const { return nic_ports_[slot].link[port].gbps; }
   SimTime nic_serialization_ps(std::uint32_t slot, std::uint32_t port, std::uint64_t bytes) const {
-    const Link& link = nic_ports_[slot].link[port];
-    return bytes == packet_bytes_ ? link.full_packet_ps : serialization_ps(bytes, link.gbps);
+    return nic_ports_[slot].link[port].serialization(bytes, packet_bytes_);
   }
   bool nic_nvlink(std::uint32_t slot, std::uint32_t port) const { return nic_ports_[slot].nvlink[port]; }
   // Called by forward() (in a sequential run the commit follows at once): starts the cache misses of what
@@ -81,6 +79,9 @@ class ClusterSeries {
   struct Link {
     double gbps = 0;
     SimTime full_packet_ps = 0;  // serialization_ps(packet_bytes_, gbps)
+    SimTime serialization(std::uint64_t bytes, std::uint64_t packet_bytes) const {
+      return bytes == packet_bytes ? full_packet_ps : serialization_ps(bytes, gbps);
+    }
   };
   Link link_of(double gbps) const { return Link{gbps, serialization_ps(packet_bytes_, gbps)}; }
   struct NicPorts {

@@ -249,22 +249,23 @@ void GpuLp::commit(std::uint32_t slot, LpContext& ctx) {
   SeriesRecorder& rec = series_->recorder();
   const SeriesRecorder::Component c{series_->gpu_kind(), slot};
   const SimTime now = ctx.now();
-  if (e.ops_run != 0 && (e.result_flags & kComputing) != 0) {
-    const CommitNote op = noted(slot, e.saved_pc + e.ops_run - 1);
-    const SimTime end = now + op.duration_ps;
-    if (SeriesRecorder::SampleRecord r = rec.current_sample(c, now, end)) {  // the common case
-      if (e.sent_bytes != 0) r.add(gpu_metric::kBytesSent, static_cast<double>(e.sent_bytes));
+  const bool computing = e.ops_run != 0 && (e.result_flags & kComputing) != 0;
+  const CommitNote op = computing ? noted(slot, e.saved_pc + e.ops_run - 1) : CommitNote{};
+  const SimTime end = now + op.duration_ps;
+  if (SeriesRecorder::SampleRecord r = rec.current_sample(c, now, end)) {  // the common case
+    if (e.sent_bytes != 0) r.add(gpu_metric::kBytesSent, static_cast<double>(e.sent_bytes));
+    if (computing) {
       r.add(gpu_metric::kBusy, static_cast<double>(op.duration_ps));
       if (op.flops != 0) r.add(gpu_metric::kFlops, op.flops);
       if (op.hbm_bytes != 0) r.add(gpu_metric::kHbmBytes, op.hbm_bytes);
-    } else {
-      if (e.sent_bytes != 0) rec.add(c, gpu_metric::kBytesSent, now, static_cast<double>(e.sent_bytes));
+    }
+  } else {
+    if (e.sent_bytes != 0) rec.add(c, gpu_metric::kBytesSent, now, static_cast<double>(e.sent_bytes));
+    if (computing) {
       rec.add_spread(c, gpu_metric::kBusy, now, end, static_cast<double>(op.duration_ps));
       if (op.flops != 0) rec.add_spread(c, gpu_metric::kFlops, now, end, op.flops);
       if (op.hbm_bytes != 0) rec.add_spread(c, gpu_metric::kHbmBytes, now, end, op.hbm_bytes);
     }
-  } else if (e.sent_bytes != 0) {
-    rec.add(c, gpu_metric::kBytesSent, now, static_cast<double>(e.sent_bytes));
   }
   if (waiting != ((e.saved_flags & (kComputing | kDone)) == 0) || e.ops_run != 0)
     rec.set(c, gpu_metric::kCommWait, now, waiting ? 1.0 : 0.0);

@@ -123,11 +123,7 @@ void NicLp::commit(std::uint32_t slot, LpContext& ctx) {
   const auto depth = static_cast<double>(backlog + bytes);
   // Its bytes wait (start - now), then drain linearly: area = bytes x (wait + ser / 2).
   const double area = b * (static_cast<double>(start - now) + 0.5 * static_cast<double>(ser));
-  // The common case: the whole span in the current sample (ser > 0: a zero-length spread records at its
-  // start, which may be the next sample's first instant).
-  SeriesRecorder::SampleRecord r =
-      ser != 0 ? rec.current_sample(c, now, end) : SeriesRecorder::SampleRecord{};
-  if (r) {
+  if (SeriesRecorder::SampleRecord r = rec.current_sample(c, now, end)) {  // the common case
     r.add(nic_metric::kTxBytes, b);
     if (nvlink) r.add(nic_metric::kNvlinkTxBytes, b);
     r.peak(nic_metric::kQueueMax, depth);

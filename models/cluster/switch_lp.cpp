@@ -102,11 +102,7 @@ void SwitchLp::commit(std::uint32_t slot, LpContext& ctx) {
   // Its bytes wait (start - ready), then drain linearly: area = bytes x (wait + serialization / 2).
   const double area = b * (static_cast<double>(start - ready) + 0.5 * static_cast<double>(end - start));
   const bool overflow = d > topo_.params().switch_buffer_bytes;
-  // The common case: the whole span in the current sample (end > start: a zero-length spread records at
-  // its start, which may be the next sample's first instant).
-  SeriesRecorder::SampleRecord r =
-      end > start ? rec.current_sample(c, ready, end) : SeriesRecorder::SampleRecord{};
-  if (r) {
+  if (SeriesRecorder::SampleRecord r = rec.current_sample(c, ready, end)) {  // the common case
     r.add(port_metric::kBytes, b);
     r.peak(port_metric::kQueueMax, static_cast<double>(d));
     r.add(port_metric::kQueueMean, area);
