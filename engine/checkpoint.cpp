@@ -49,7 +49,7 @@ std::string rank_file_name(int rank) {
 }
 
 std::uint64_t checksum(const std::string& bytes) {
-  ckpt::Fnv1a h;
+  Fnv1a h;
   h.update(bytes.data(), bytes.size());
   return h.value();
 }
@@ -144,12 +144,12 @@ void Engine::rollback_from(SimTime cut) {
 
 // Collective: what a checkpoint must agree on with the run that resumes it, in manifest order.
 std::vector<std::pair<std::string, std::string>> Engine::checkpoint_identity() {
-  ckpt::Fnv1a local;
+  Fnv1a local;
   local.update(lp_ids_.data(), lp_ids_.size() * sizeof(LpId));
   std::uint64_t mine[2] = {lp_ids_.size(), local.value()};
   std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(ranks_));
   MPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, comm_);
-  ckpt::Fnv1a partition;
+  Fnv1a partition;
   partition.update(all.data(), all.size() * sizeof(std::uint64_t));
   std::string types;
   for (const LpType* t : types_) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <type_traits>
 
+#include "engine/hash.hpp"
+
 namespace warpsim {
 
 // A checkpoint that cannot be used: corrupt, truncated, of another format, or written for another run.
@@ -89,19 +91,6 @@ class ViewStream : private std::streambuf, public std::istream {
   std::streambuf::pos_type seekpos(std::streambuf::pos_type pos, std::ios_base::openmode mode) override {
     return seekoff(std::streambuf::off_type(pos), std::ios_base::beg, mode);
   }
-};
-
-// 64-bit FNV-1a: the per-file checksum of the manifest (detects flipped bytes and truncation).
-class Fnv1a {
- public:
-  void update(const void* data, std::size_t bytes) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < bytes; ++i) hash_ = (hash_ ^ p[i]) * 0x100000001b3ull;
-  }
-  std::uint64_t value() const { return hash_; }
-
- private:
-  std::uint64_t hash_ = 0xcbf29ce484222325ull;
 };
 
 }  // namespace ckpt

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/hash.hpp"
 #include "engine/process_memory.hpp"
 
 namespace warpsim {
@@ -348,21 +349,11 @@ std::vector<std::pair<LpId, std::uint64_t>> Engine::local_digests() const {
   return out;
 }
 
-namespace {
-std::uint64_t mix64(std::uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-}  // namespace
-
 RunResult Engine::reduce_result(double wall_seconds) {
   RunResult result;
   result.ranks = ranks_;
   std::uint64_t digest = 0;
-  for (const auto& [lp, d] : local_digests()) digest += mix64(mix64(lp) ^ d);
+  for (const auto& [lp, d] : local_digests()) digest += splitmix64_finalize(splitmix64_finalize(lp) ^ d);
 
   const EngineStats& s = stats_;
   std::uint64_t sums[] = {s.committed,      s.processed,         s.rolled_back, s.rollbacks,

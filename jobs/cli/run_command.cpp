@@ -205,7 +205,7 @@ int run_training(RunOptions o, int rank, int ranks) {
   if (main_config.checkpoint.writes() || !main_config.checkpoint.resume.empty()) {
     std::string spec_text;
     google::protobuf::TextFormat::PrintToString(exp, &spec_text);
-    ckpt::Fnv1a spec_hash;
+    Fnv1a spec_hash;
     spec_hash.update(spec_text.data(), spec_text.size());
     auto& id = main_config.checkpoint.identity;
     id.emplace_back("spec hash", hex(spec_hash.value()));

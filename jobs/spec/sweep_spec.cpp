@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/hash.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/experiment_spec.hpp"
 #include "jobs/spec/job_spec.hpp"
@@ -163,21 +164,12 @@ std::string set_scalar(Message& msg, const FieldDescriptor* f, int index, const 
   throw std::invalid_argument(path + ": not a scalar field");
 }
 
-// FNV-1a, 64 bit: small, stable across platforms and releases (std::hash is neither).
-std::uint64_t fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (const unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 std::string experiment_id(const std::vector<SweepOverride>& overrides) {
   std::string key;
   for (const auto& o : overrides) key += o.path + "=" + o.value + "\n";
   char buf[24];
-  std::snprintf(buf, sizeof buf, "%012llx", static_cast<unsigned long long>(fnv1a(key) >> 16));
+  std::snprintf(buf, sizeof buf, "%012llx", static_cast<unsigned long long>(fnv1a(key, kSweepIdFnv1aBasis) >> 16));
   return buf;
 }
 

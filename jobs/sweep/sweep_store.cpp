@@ -18,6 +18,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/hash.hpp"
 #include "io/hdf5_handle.hpp"
 
 namespace warpsim::sweep {
@@ -26,14 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::uint64_t fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (const unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 std::string column_name(std::string key) {
   for (char& c : key) {
@@ -254,7 +247,7 @@ std::vector<ManifestEntry> SweepStore::read_manifest() const {
 std::string SweepStore::spec_digest(const std::string& id) const {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%016llx",
-                static_cast<unsigned long long>(fnv1a(read_text_file(experiment_path(id)))));
+                static_cast<unsigned long long>(fnv1a(read_text_file(experiment_path(id)), kSweepIdFnv1aBasis)));
   return buf;
 }
 

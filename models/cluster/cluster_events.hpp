@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "engine/hash.hpp"
 #include "engine/sim_time.hpp"
 
 namespace warpsim::cluster {
@@ -110,16 +111,9 @@ inline std::uint64_t bytes_in(SimTime ps, double gbps) {
   return static_cast<std::uint64_t>(static_cast<double>(ps) * gbps / 8000.0);
 }
 
-inline std::uint64_t mix64(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  return x ^ (x >> 33);
-}
 // ECMP hash of a flow: every packet of a message takes the same path, so packets stay in order.
 inline std::uint64_t flow_hash(std::uint32_t src, std::uint32_t dst, std::uint32_t tag) {
-  return mix64((std::uint64_t{src} << 32 | dst) ^ mix64(tag + 0x9e3779b97f4a7c15ull));
+  return murmur3_fmix64((std::uint64_t{src} << 32 | dst) ^ murmur3_fmix64(tag + 0x9e3779b97f4a7c15ull));
 }
 
 }  // namespace warpsim::cluster

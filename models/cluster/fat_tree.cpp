@@ -5,16 +5,13 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "engine/hash.hpp"
+
 namespace warpsim::cluster {
 
 namespace {
 std::uint32_t ceil_div(std::uint64_t a, std::uint64_t b) {
   return static_cast<std::uint32_t>((a + b - 1) / b);
-}
-std::uint64_t remix(std::uint64_t x) {
-  x ^= x >> 31;
-  x *= 0x9e3779b97f4a7c15ull;
-  return x ^ (x >> 29);
 }
 }  // namespace
 
@@ -130,7 +127,7 @@ std::uint32_t FatTree::route(LpId lp, std::uint32_t src, std::uint32_t dst, std:
       if (params().tiers == 2) return dst_leaf;
       const std::uint32_t pod = (lp - first_tier1_) / up_;
       if (dst_leaf / pod_leaves_ == pod) return dst_leaf % pod_leaves_;
-      return pod_leaves_ + static_cast<std::uint32_t>(remix(flow_hash) % agg_up_);
+      return pod_leaves_ + static_cast<std::uint32_t>(fibonacci_mix64(flow_hash) % agg_up_);
     }
     case LpKind::kCore:
       return dst_leaf / pod_leaves_;

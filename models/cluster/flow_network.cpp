@@ -353,16 +353,16 @@ void FlowNetworkLp::commit(std::uint32_t slot, LpContext&) {
 
 std::uint64_t FlowNetworkLp::digest(std::uint32_t slot) const {
   const State& s = states_[slot];
-  std::uint64_t h = mix64(s.id + 29);
+  std::uint64_t h = murmur3_fmix64(s.id + 29);
   const Stats& t = s.stats;
   for (std::uint64_t v : {t.flows_started, t.flows_completed, t.bytes_completed, t.reallocations, t.schedules,
                           t.stale, t.peak_active, std::uint64_t{s.links.size()}}) {
-    h = mix64(h ^ v);
+    h = murmur3_fmix64(h ^ v);
   }
   for (const auto& [id, f] : s.flows) {
     for (std::uint64_t v : {id.src, id.order, std::uint64_t{f.version}, std::bit_cast<std::uint64_t>(f.rate),
                             std::bit_cast<std::uint64_t>(f.remaining_bytes), f.updated_ps}) {
-      h = mix64(h ^ v);
+      h = murmur3_fmix64(h ^ v);
     }
   }
   return h;

@@ -39,7 +39,7 @@ void FlowNicLp::reverse(std::uint32_t slot, LpContext& ctx) {
 
 std::uint64_t FlowNicLp::digest(std::uint32_t slot) const {
   const State& s = states_[slot];
-  return mix64(mix64(mix64(s.id + 31) ^ s.messages_tx) ^ s.bytes_tx);
+  return murmur3_fmix64(murmur3_fmix64(murmur3_fmix64(s.id + 31) ^ s.messages_tx) ^ s.bytes_tx);
 }
 
 }  // namespace warpsim::cluster

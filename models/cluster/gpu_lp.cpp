@@ -273,13 +273,13 @@ void GpuLp::commit(std::uint32_t slot, LpContext& ctx) {
 
 std::uint64_t GpuLp::digest(std::uint32_t slot) const {
   const State& s = states_[slot];
-  std::uint64_t h = mix64(s.id + 1);
+  std::uint64_t h = murmur3_fmix64(s.id + 1);
   for (std::uint64_t v : {s.pc, std::uint64_t{s.pending}, std::uint64_t{s.unmatched},
                           std::uint64_t{s.computing} | std::uint64_t{s.done} << 1, s.finish_ps, s.busy_ps,
                           s.bytes_sent, s.bytes_received, s.messages_arrived}) {
-    h = mix64(h ^ v);
+    h = murmur3_fmix64(h ^ v);
   }
-  for (const auto& [key, value] : s.balance) h = mix64(h ^ key ^ (static_cast<std::uint64_t>(value) << 7));
+  for (const auto& [key, value] : s.balance) h = murmur3_fmix64(h ^ key ^ (static_cast<std::uint64_t>(value) << 7));
   return h;
 }
 

@@ -138,10 +138,10 @@ void NicLp::commit(std::uint32_t slot, LpContext& ctx) {
 
 std::uint64_t NicLp::digest(std::uint32_t slot) const {
   const State& s = states_[slot];
-  std::uint64_t h = mix64(s.id + 7);
+  std::uint64_t h = murmur3_fmix64(s.id + 7);
   for (std::uint64_t v : {s.busy_until[0], s.busy_until[1], s.bytes_tx, s.bytes_rx, s.packets_tx,
                           s.packets_rx, s.messages_tx, s.messages_rx, s.busy_ps}) {
-    h = mix64(h ^ v);
+    h = murmur3_fmix64(h ^ v);
   }
   return h;
 }

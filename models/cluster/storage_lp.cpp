@@ -71,9 +71,9 @@ void StorageLp::commit(std::uint32_t slot, LpContext& ctx) {
 
 std::uint64_t StorageLp::digest(std::uint32_t slot) const {
   const State& s = states_[slot];
-  std::uint64_t h = mix64(s.id + 29);
+  std::uint64_t h = murmur3_fmix64(s.id + 29);
   for (std::uint64_t v : {s.busy_until, s.requests, s.bytes_read, s.bytes_written, s.busy_ps})
-    h = mix64(h ^ v);
+    h = murmur3_fmix64(h ^ v);
   return h;
 }
 

@@ -117,13 +117,13 @@ void SwitchLp::commit(std::uint32_t slot, LpContext& ctx) {
 
 std::uint64_t SwitchLp::digest(std::uint32_t slot) const {
   const State& s = states_[slot];
-  std::uint64_t h = mix64(mix64(s.id + 13) ^ s.packets);
-  h = mix64(h ^ s.overflows);
+  std::uint64_t h = murmur3_fmix64(murmur3_fmix64(s.id + 13) ^ s.packets);
+  h = murmur3_fmix64(h ^ s.overflows);
   for (const Port& q : s.ports) {
-    h = mix64(h ^ q.busy_until);
-    h = mix64(h ^ q.bytes_tx);
-    h = mix64(h ^ q.max_depth_bytes);
-    h = mix64(h ^ q.busy_ps);
+    h = murmur3_fmix64(h ^ q.busy_until);
+    h = murmur3_fmix64(h ^ q.bytes_tx);
+    h = murmur3_fmix64(h ^ q.max_depth_bytes);
+    h = murmur3_fmix64(h ^ q.busy_ps);
   }
   return h;
 }

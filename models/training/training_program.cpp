@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/hash.hpp"
 #include "models/training/tree_schedule.hpp"
 
 namespace warpsim::training {
@@ -15,30 +16,23 @@ using cluster::GpuOp;
 using workload::CollectiveKind;
 using workload::OpKind;
 
-std::uint64_t mix64(std::uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // Point-to-point tags live in [0, 2^31), collective tags in [2^31, 2^32), so a pipeline message is never
 // counted against a collective step. The GPU LP matches receives by (peer, tag) counts, so a rare hash
 // collision can only let a receive match a different message of the same peer early; it cannot deadlock
 // as long as both sides post the same multiset of tags, which the shared derivation guarantees.
 std::uint32_t p2p_tag(std::uint64_t tag) {
-  return static_cast<std::uint32_t>(mix64(tag) & 0x7fffffffu);
+  return static_cast<std::uint32_t>(splitmix64_finalize(tag) & 0x7fffffffu);
 }
 
 // Only fields that every member of the group sees identically enter the tag (not the layer or the
 // micro-batch, which differ between the first and last stage of the embedding group).
 std::uint32_t collective_tag(const workload::Op& op, std::uint64_t step_index) {
-  std::uint64_t h = mix64(op.step + 0x9e3779b97f4a7c15ull);
-  for (const char c : op.name) h = mix64(h ^ static_cast<unsigned char>(c));
-  h = mix64(h ^ (std::uint64_t{static_cast<std::uint8_t>(op.collective)} << 8 |
+  std::uint64_t h = splitmix64_finalize(op.step + 0x9e3779b97f4a7c15ull);
+  for (const char c : op.name) h = splitmix64_finalize(h ^ static_cast<unsigned char>(c));
+  h = splitmix64_finalize(h ^ (std::uint64_t{static_cast<std::uint8_t>(op.collective)} << 8 |
                  static_cast<std::uint8_t>(op.group_kind)));
-  h = mix64(h ^ step_index);
+  h = splitmix64_finalize(h ^ step_index);
   return static_cast<std::uint32_t>(h & 0x7fffffffu) | 0x80000000u;
 }
 
