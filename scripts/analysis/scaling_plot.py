@@ -5,9 +5,10 @@ Per experiment, against its 1-rank run: speedup = wall(1) / wall(n), efficiency 
 peak RSS per rank (largest rank) as a fraction of the 1-rank figure, raw and with the RSS floor of an MPI
 process that only parses the spec subtracted (both sides). Writes OUT/scaling.md (markdown table) and
 OUT/scaling.png (four panels: wall seconds, committed events/s, efficiency, peak RSS per rank; one line per
-experiment and sync mode). Runs that failed or timed out are in the table only.
+experiment and sync mode), or the --plot path. Runs that failed or timed out are in the table only.
 
-Usage: scaling_plot.py scaling.csv [--out DIR]
+Usage: scaling_plot.py scaling.csv [--out DIR] [--plot FILE.png]
+  docs/scale.md: scaling_plot.py docs/scale/scaling.csv --plot docs/img/scaling.png
 """
 import argparse
 import csv
@@ -124,6 +125,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("csv")
     ap.add_argument("--out", default=None, help="output folder (default: the CSV's)")
+    ap.add_argument("--plot", default=None, help="plot file (default: OUT/scaling.png)")
     a = ap.parse_args()
     out = a.out or os.path.dirname(os.path.abspath(a.csv))
     by_exp = derive(load(a.csv))
@@ -131,8 +133,9 @@ def main():
     with open(md + ".tmp", "w") as f:
         f.write(table(by_exp))
     os.replace(md + ".tmp", md)
-    plot(by_exp, os.path.join(out, "scaling.png"))
-    print(f"wrote {md} and {os.path.join(out, 'scaling.png')}")
+    png = a.plot or os.path.join(out, "scaling.png")
+    plot(by_exp, png)
+    print(f"wrote {md} and {png}")
 
 
 if __name__ == "__main__":
