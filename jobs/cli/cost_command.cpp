@@ -20,6 +20,7 @@
 #include "jobs/cli/usage_error.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/experiment_spec.hpp"
+#include "jobs/spec/job_spec.hpp"
 #include "models/cluster/topology.hpp"
 #include "models/energy/cluster_totals.hpp"
 #include "models/workload/step_estimate.hpp"
@@ -80,7 +81,7 @@ int run_cost(const CostOptions& o, int rank) {
   economics::validate(exp, /*simulated=*/false);
   const auto job = [&] {
     try {
-      return std::make_shared<const workload::Job>(exp.job());
+      return std::make_shared<const workload::Job>(spec::to_job_params(exp.job()));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("experiment spec: job: ") + e.what());
     }
@@ -91,8 +92,7 @@ int run_cost(const CostOptions& o, int rank) {
   run.totals = energy::inventory(*topology);
   run.world = world;
   run.seed = exp.simulation().seed() != 0 ? exp.simulation().seed() : o.seed;
-  run.tokens_per_step =
-      static_cast<double>(job->spec().training().global_batch_sequences()) * job->shape().seq;
+  run.tokens_per_step = static_cast<double>(job->params().training.global_batch_sequences) * job->shape().seq;
   std::string source;
   double compute_s = 0, nic_bytes = 0;
   if (!o.summary_path.empty()) {

@@ -49,7 +49,7 @@ int run_estimate(const EstimateOptions& o, int rank) {
     cm.set_no_op_overhead(o.op_overhead_us == 0);
   }
   const auto job =
-      std::make_shared<const workload::Job>(std::move(spec), workload::EfficiencyParams{}, table);
+      std::make_shared<const workload::Job>(spec::to_job_params(spec), workload::EfficiencyParams{}, table);
   const workload::StepEstimate est = workload::estimate_step(job);
   if (rank != 0) return 0;
 
@@ -64,10 +64,10 @@ int run_estimate(const EstimateOptions& o, int rank) {
         job->compute().seconds(op);
   }
 
-  const auto& t = job->spec().training();
+  const auto& t = job->params().training;
   io::KeyValueReport report;
   report.add("model", std::string("estimate (compute only)"));
-  report.add("job", job->spec().name());
+  report.add("job", job->params().name);
   report.add("gpu", std::string(job->gpu().name));
   report.add("gpus", static_cast<std::uint64_t>(job->world_size()));
   report.add("microbatches per step", static_cast<std::uint64_t>(job->microbatches()));
@@ -78,7 +78,7 @@ int run_estimate(const EstimateOptions& o, int rank) {
   report.add("bubble fraction", est.bubble_fraction, 4);
   for (const auto& [phase, s] : phase_seconds) report.add("last stage " + phase + " seconds", s, 4);
   report.add("tokens per second",
-             static_cast<double>(t.global_batch_sequences()) * job->shape().seq / est.step_seconds, 0);
+             static_cast<double>(t.global_batch_sequences) * job->shape().seq / est.step_seconds, 0);
   report.add("tflops per gpu", est.tflops_per_gpu(), 1);
   report.add("model tflops per gpu", est.model_tflops_per_gpu(), 1);
   report.add("hfu", est.hfu(), 4);

@@ -15,6 +15,7 @@
 #include "jobs/cli/usage_error.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/experiment_spec.hpp"
+#include "jobs/spec/job_spec.hpp"
 #include "models/cluster/topology.hpp"
 #include "models/training/lp_graph.hpp"
 #include "partition/map_file.hpp"
@@ -43,7 +44,7 @@ int run_partition(const PartitionOptions& o, int rank) {
   const cluster::ClusterParams params = spec::to_cluster_params(exp.cluster());
   const auto job = [&] {
     try {
-      return std::make_shared<const workload::Job>(exp.job());
+      return std::make_shared<const workload::Job>(spec::to_job_params(exp.job()));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("experiment spec: job: ") + e.what());
     }

@@ -29,6 +29,7 @@
 #include "jobs/cli/usage_error.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/experiment_spec.hpp"
+#include "jobs/spec/job_spec.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/training/training_program.hpp"
 #include "models/workload/step_estimate.hpp"
@@ -165,7 +166,7 @@ int run_training(RunOptions o, int rank, int ranks) {
   // The GPU profile is checked by the workload model, which owns the profiles.
   const auto job = [&] {
     try {
-      return std::make_shared<const workload::Job>(exp.job());
+      return std::make_shared<const workload::Job>(spec::to_job_params(exp.job()));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("experiment spec: job: ") + e.what());
     }
@@ -276,13 +277,13 @@ int run_training(RunOptions o, int rank, int ranks) {
   // communication).
   const double bubble_s = est.bubble_fraction * est.pipeline_seconds;
   const double exposed_s = std::max(0.0, step_s - compute_s - bubble_s);
-  const auto& t = job->spec().training();
-  const double tokens = static_cast<double>(t.global_batch_sequences()) * job->shape().seq;
+  const auto& t = job->params().training;
+  const double tokens = static_cast<double>(t.global_batch_sequences) * job->shape().seq;
 
   io::KeyValueReport report;
   report.add("model", std::string("training"));
   report.add("experiment", exp.name());
-  report.add("job", job->spec().name());
+  report.add("job", job->params().name);
   report.add("cluster", exp.cluster().name());
   report.add("gpu", std::string(job->gpu().name));
   report.add("gpus", static_cast<std::uint64_t>(world));
@@ -321,8 +322,8 @@ int run_training(RunOptions o, int rank, int ranks) {
       report.add(std::string("blocked on ") + training::to_string(cls) + " seconds",
                  static_cast<double>(blocked) / world / ps / steps, 6);
   }
-  report.add("checkpoints per step",
-             t.checkpoint_interval_steps() ? 1.0 / t.checkpoint_interval_steps() : 0.0, 4);
+  report.add("checkpoints per step", t.checkpoint_interval_steps ? 1.0 / t.checkpoint_interval_steps : 0.0,
+             4);
   report.add("network bytes per gpu per step", static_cast<double>(sums[2]) / world / steps, 0);
   economics::add_report(report, exp,
                         {.run_seconds = static_cast<double>(maxes[0]) / ps,

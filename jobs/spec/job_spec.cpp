@@ -1,4 +1,5 @@
-// JobSpec parsing (text/JSON), default filling and structural validation (see job_spec.hpp).
+// JobSpec parsing (text/JSON), default filling, structural validation and the conversion to the workload
+// model's plain JobParams (see job_spec.hpp).
 #include "jobs/spec/job_spec.hpp"
 
 #include <google/protobuf/io/tokenizer.h>
@@ -41,6 +42,70 @@ void require_divides(std::uint64_t divisor, const std::string& divisor_field, st
   if (value % divisor != 0) {
     fail(divisor_field, str(divisor) + " does not divide " + value_field + " (" + str(value) + ")");
   }
+}
+
+// Closed sets of the spec become the model's enums; UNSPECIFIED was replaced by normalized(), so any other
+// value is a number the .proto does not define (JSON and text format accept them for proto3 enums).
+workload::DType to_dtype(JobModel::DType d) {
+  switch (d) {
+    case JobModel::BF16:
+      return workload::DType::kBf16;
+    case JobModel::FP16:
+      return workload::DType::kFp16;
+    case JobModel::FP8:
+      return workload::DType::kFp8;
+    case JobModel::FP32:
+      return workload::DType::kFp32;
+    default:
+      fail("model.dtype", "unknown value " + std::to_string(static_cast<int>(d)));
+  }
+}
+
+workload::Norm to_norm(JobModel::Norm n) {
+  switch (n) {
+    case JobModel::LAYER_NORM:
+      return workload::Norm::kLayerNorm;
+    case JobModel::RMS_NORM:
+      return workload::Norm::kRmsNorm;
+    default:
+      fail("model.norm", "unknown value " + std::to_string(static_cast<int>(n)));
+  }
+}
+
+workload::PipelineScheduleKind to_schedule(JobParallelism::PipelineSchedule s) {
+  switch (s) {
+    case JobParallelism::ONE_F_ONE_B:
+      return workload::PipelineScheduleKind::kOneFOneB;
+    case JobParallelism::INTERLEAVED_1F1B:
+      return workload::PipelineScheduleKind::kInterleaved1F1B;
+    default:
+      fail("parallelism.pipeline_schedule", "unknown value " + std::to_string(static_cast<int>(s)));
+  }
+}
+
+workload::Optimizer to_optimizer(JobTraining::Optimizer o) {
+  switch (o) {
+    case JobTraining::ADAM:
+      return workload::Optimizer::kAdam;
+    case JobTraining::SGD:
+      return workload::Optimizer::kSgd;
+    default:
+      fail("training.optimizer", "unknown value " + std::to_string(static_cast<int>(o)));
+  }
+}
+
+// "0 = default" in the spec becomes "unset" (the Job's EfficiencyParams apply); no_op_overhead is an
+// explicit 0 us.
+workload::ComputeModelParams to_compute_model(const JobComputeModel& c) {
+  if (c.no_op_overhead() && c.op_overhead_us() != 0) {
+    fail("compute_model.no_op_overhead", "set together with op_overhead_us");
+  }
+  workload::ComputeModelParams p;
+  if (c.compute_eff_max() != 0) p.compute_eff_max = c.compute_eff_max();
+  if (c.memory_eff_max() != 0) p.memory_eff_max = c.memory_eff_max();
+  if (c.op_overhead_us() != 0) p.op_overhead_us = c.op_overhead_us();
+  if (c.no_op_overhead()) p.op_overhead_us = 0.0;
+  return p;
 }
 
 }  // namespace
@@ -197,6 +262,63 @@ void validate_job_spec(const JobSpec& s) {
   if (t.checkpoint_interval_steps() == 0 && t.checkpoint_bytes() != 0) {
     fail("training.checkpoint_bytes", "set but training.checkpoint_interval_steps is 0");
   }
+}
+
+workload::JobParams to_job_params(const JobSpec& spec) {
+  const JobSpec s = normalized(spec);
+  validate_job_spec(s);
+  workload::JobParams p;
+  p.name = s.name();
+  p.gpu_type = s.gpu_type();
+
+  const auto& sm = s.model();
+  auto& m = p.model;
+  m.num_layers = sm.num_layers();
+  m.hidden_size = sm.hidden_size();
+  m.ffn_hidden_size = sm.ffn_hidden_size();
+  m.num_attention_heads = sm.num_attention_heads();
+  m.num_kv_heads = sm.num_kv_heads();
+  m.seq_length_tokens = sm.seq_length_tokens();
+  m.vocab_size = sm.vocab_size();
+  m.num_experts = sm.num_experts();
+  m.moe_top_k = sm.num_experts() > 1 ? sm.moe_top_k() : 1;
+  m.dtype = to_dtype(sm.dtype());
+  m.norm = to_norm(sm.norm());
+  m.gated_mlp = sm.gated_mlp();
+  m.linear_bias = sm.linear_bias();
+  m.learned_position_embeddings = sm.learned_position_embeddings();
+  m.untied_embeddings = sm.untied_embeddings();
+  m.fused_attention = sm.fused_attention();
+
+  const auto& sp = s.parallelism();
+  auto& d = p.parallelism;
+  d.tensor_parallel = sp.tensor_parallel();
+  d.pipeline_parallel = sp.pipeline_parallel();
+  d.data_parallel = sp.data_parallel();
+  d.context_parallel = sp.context_parallel();
+  d.expert_parallel = sp.expert_parallel();
+  d.pipeline_schedule = to_schedule(sp.pipeline_schedule());
+  d.virtual_stages_per_rank = sp.virtual_stages_per_rank();
+  d.zero_stage = sp.zero_stage();
+  d.sequence_parallel = sp.sequence_parallel();
+  d.pipeline_scatter_gather = sp.pipeline_scatter_gather();
+  d.pipeline_p2p_sync = sp.pipeline_p2p_sync();
+
+  const auto& st = s.training();
+  auto& t = p.training;
+  t.global_batch_sequences = st.global_batch_sequences();
+  t.micro_batch_sequences = st.micro_batch_sequences();
+  t.activation_recompute = st.activation_recompute();
+  t.grad_bucket_bytes = st.grad_bucket_bytes();
+  t.optimizer = to_optimizer(st.optimizer());
+  t.grad_reduce_fp32 = st.grad_reduce_fp32();
+  t.checkpoint_interval_steps = st.checkpoint_interval_steps();
+  t.checkpoint_bytes = st.checkpoint_bytes();
+  if (!st.dp_allreduce_algorithm().empty()) t.dp_allreduce_algorithm = st.dp_allreduce_algorithm();
+  t.dp_tree_chunk_bytes = st.dp_tree_chunk_bytes();
+
+  p.compute_model = to_compute_model(s.compute_model());
+  return p;
 }
 
 }  // namespace warpsim::spec

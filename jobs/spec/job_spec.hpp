@@ -1,11 +1,13 @@
 // Loading and validating JobSpec (jobs/spec/job.proto): text format or JSON in, a normalized and checked
-// message out. Errors are std::invalid_argument whose message names the offending field.
+// message out, and its conversion to the workload model's plain parameters. Errors are
+// std::invalid_argument whose message names the offending field.
 #pragma once
 
 #include <string>
 #include <string_view>
 
 #include "jobs/spec/job.pb.h"
+#include "models/workload/job_params.hpp"
 
 namespace warpsim::spec {
 
@@ -25,5 +27,9 @@ void validate_job_spec(const JobSpec& spec);
 // Parallel sizes derived from a normalized spec.
 std::uint64_t world_size(const JobSpec& spec);
 std::uint64_t microbatches_per_step(const JobSpec& spec);  // per pipeline, per data-parallel replica
+
+// Normalizes and validates `spec` as above, then converts it: "0 = default" fields become explicit values,
+// enums the workload model's. The GPU type and the compute-model ranges are checked by workload::Job.
+workload::JobParams to_job_params(const JobSpec& spec);
 
 }  // namespace warpsim::spec

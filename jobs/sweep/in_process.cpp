@@ -9,6 +9,7 @@
 
 #include "engine/engine.hpp"
 #include "jobs/spec/cluster_spec.hpp"
+#include "jobs/spec/job_spec.hpp"
 #include "jobs/sweep/composite_model.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/training/training_program.hpp"
@@ -34,7 +35,7 @@ std::vector<std::map<std::string, std::string>> run_in_process(
   SimTime end = 0;
   for (const auto& e : experiments) {
     const cluster::ClusterParams params = spec::to_cluster_params(e.cluster());
-    auto job = std::make_shared<const workload::Job>(e.job());
+    auto job = std::make_shared<const workload::Job>(spec::to_job_params(e.job()));
     const std::uint32_t s = std::max<std::uint32_t>(1, e.simulation().steps());
     auto program = std::make_shared<const training::TrainingProgram>(job, s, params.storage_targets);
     models.push_back(std::make_unique<cluster::ClusterModel>(params, program));

@@ -100,10 +100,10 @@ CommClass comm_class(const workload::Op& op) {
 }
 
 CollectiveOptions collective_options(const workload::Job& job) {
-  const auto& t = job.spec().training();
+  const auto& t = job.params().training;
   CollectiveOptions o;
-  o.dp_tree = t.dp_allreduce_algorithm() == "tree";
-  if (t.dp_tree_chunk_bytes() != 0) o.tree_chunk_bytes = t.dp_tree_chunk_bytes();
+  o.dp_tree = t.dp_allreduce_algorithm == "tree";
+  if (t.dp_tree_chunk_bytes != 0) o.tree_chunk_bytes = t.dp_tree_chunk_bytes;
   o.sync_p2p = job.degrees().pp_sync;
   return o;
 }
@@ -247,7 +247,7 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
 }
 
 std::uint64_t TrainingProgram::step_start(const StageTable& t, std::uint32_t step) const {
-  const auto every = job_->spec().training().checkpoint_interval_steps();
+  const auto every = job_->params().training.checkpoint_interval_steps;
   return std::uint64_t{step} * t.prefix.back() + (every ? step / every : 0) * t.checkpoint_ops;
 }
 
@@ -265,7 +265,7 @@ std::optional<TrainingProgram::Source> TrainingProgram::source(std::uint32_t gpu
   while (step + 1 < steps_ && step_start(t, step + 1) <= index) ++step;
   const std::uint64_t local = index - step_start(t, step);
   const std::uint64_t ops = t.prefix.size() - 1;
-  const auto every = job_->spec().training().checkpoint_interval_steps();
+  const auto every = job_->params().training.checkpoint_interval_steps;
   const std::uint64_t workload_start = std::uint64_t{step} * ops + (every ? step / every : 0);
   if (local >= per_step) return Source{workload_start + ops, local - per_step};
   // The op whose expansion covers `local`: the last k with prefix[k] <= local (skips 0-op entries).

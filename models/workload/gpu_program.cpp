@@ -20,12 +20,12 @@ GpuProgram::GpuProgram(std::shared_ptr<const Job> job, std::uint32_t rank, std::
 }
 
 bool GpuProgram::checkpoint_after(std::uint32_t step) const {
-  const auto every = job_->spec().training().checkpoint_interval_steps();
+  const auto every = job_->params().training.checkpoint_interval_steps;
   return every != 0 && (step + 1) % every == 0;
 }
 
 std::uint64_t GpuProgram::step_start(std::uint32_t step) const {
-  const auto every = job_->spec().training().checkpoint_interval_steps();
+  const auto every = job_->params().training.checkpoint_interval_steps;
   return std::uint64_t{step} * ops_per_step() + (every ? step / every : 0);
 }
 

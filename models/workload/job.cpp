@@ -8,24 +8,46 @@
 #include <string>
 #include <string_view>
 
-#include "jobs/spec/job_spec.hpp"
-
 namespace warpsim::workload {
 
 namespace {
 
-spec::JobSpec checked(spec::JobSpec s) {
-  s = spec::normalized(std::move(s));
-  spec::validate_job_spec(s);
-  if (spec::world_size(s) > std::numeric_limits<std::uint32_t>::max() / 2) {
-    throw std::invalid_argument("job spec: world_size_gpus: too many GPUs for 32-bit ranks");
-  }
-  return s;
+[[noreturn]] void invalid() {
+  throw std::invalid_argument("job: invalid parameters (validate the spec first)");
 }
 
-const GpuProfile& checked_gpu(const spec::JobSpec& s) {
-  const GpuProfile& g = find_gpu_profile(s.gpu_type(), "job spec: gpu_type");
-  const DType d = ModelShape::from_spec(s.model()).dtype;
+// The structural invariants the arithmetic below divides by; spec::to_job_params reports violations by
+// field, so this only guards params built by hand.
+JobParams checked(JobParams p) {
+  const auto& m = p.model;
+  const auto& d = p.parallelism;
+  const auto& t = p.training;
+  for (const std::uint64_t v :
+       {std::uint64_t{m.num_layers}, std::uint64_t{m.hidden_size}, std::uint64_t{m.ffn_hidden_size},
+        std::uint64_t{m.num_attention_heads}, std::uint64_t{m.seq_length_tokens}, std::uint64_t{m.vocab_size},
+        std::uint64_t{d.tensor_parallel}, std::uint64_t{d.pipeline_parallel}, std::uint64_t{d.data_parallel},
+        std::uint64_t{d.context_parallel}, std::uint64_t{d.expert_parallel},
+        std::uint64_t{d.virtual_stages_per_rank}, std::uint64_t{t.micro_batch_sequences},
+        t.global_batch_sequences}) {
+    if (v == 0) invalid();
+  }
+  const std::uint64_t chunks =
+      std::uint64_t{d.pipeline_parallel} *
+      (d.pipeline_schedule == PipelineScheduleKind::kInterleaved1F1B ? d.virtual_stages_per_rank : 1);
+  if (m.num_layers % chunks != 0 || m.hidden_size % m.num_attention_heads != 0 ||
+      d.data_parallel % d.expert_parallel != 0 ||
+      t.global_batch_sequences % (std::uint64_t{t.micro_batch_sequences} * d.data_parallel) != 0) {
+    invalid();
+  }
+  if (p.world_size_gpus() > std::numeric_limits<std::uint32_t>::max() / 2) {
+    throw std::invalid_argument("job spec: world_size_gpus: too many GPUs for 32-bit ranks");
+  }
+  return p;
+}
+
+const GpuProfile& checked_gpu(const JobParams& p) {
+  const GpuProfile& g = find_gpu_profile(p.gpu_type, "job spec: gpu_type");
+  const DType d = p.model.dtype;
   if (g.peak_flops(d) <= 0) {
     throw std::invalid_argument("job spec: model.dtype: " + std::string(to_string(d)) +
                                 " is not supported by " + std::string(g.name));
@@ -33,23 +55,18 @@ const GpuProfile& checked_gpu(const spec::JobSpec& s) {
   return g;
 }
 
-// The spec's compute_model fields, where set, replace `base`'s values; the compute model checks ranges and
+// The params' compute_model fields, where set, replace `base`'s values; the compute model checks ranges and
 // its errors get the spec field's path.
-EfficiencyParams spec_efficiency(const spec::JobSpec& s, EfficiencyParams base) {
-  const auto& c = s.compute_model();
-  if (c.compute_eff_max() != 0) base.compute_eff_max = c.compute_eff_max();
-  if (c.memory_eff_max() != 0) base.memory_eff_max = c.memory_eff_max();
-  if (c.op_overhead_us() != 0) base.op_overhead_s = c.op_overhead_us() * 1e-6;
-  if (c.no_op_overhead()) base.op_overhead_s = 0;
+EfficiencyParams with_overrides(const ComputeModelParams& c, EfficiencyParams base) {
+  if (c.compute_eff_max) base.compute_eff_max = *c.compute_eff_max;
+  if (c.memory_eff_max) base.memory_eff_max = *c.memory_eff_max;
+  if (c.op_overhead_us) base.op_overhead_s = *c.op_overhead_us * 1e-6;
   return base;
 }
 
-ComputeModel checked_compute(const GpuProfile& gpu, const spec::JobSpec& s, EfficiencyParams base,
+ComputeModel checked_compute(const GpuProfile& gpu, const JobParams& params, EfficiencyParams base,
                              std::shared_ptr<const MeasuredTable> measured) {
-  const EfficiencyParams p = spec_efficiency(s, base);
-  if (s.compute_model().no_op_overhead() && s.compute_model().op_overhead_us() != 0) {
-    throw std::invalid_argument("job spec: compute_model.no_op_overhead: set together with op_overhead_us");
-  }
+  const EfficiencyParams p = with_overrides(params.compute_model, base);
   if (p.op_overhead_s != p.op_overhead_s || p.op_overhead_s < 0) {
     throw std::invalid_argument("job spec: compute_model.op_overhead_us: must be >= 0");
   }
@@ -62,16 +79,16 @@ ComputeModel checked_compute(const GpuProfile& gpu, const spec::JobSpec& s, Effi
 
 }  // namespace
 
-Job::Job(spec::JobSpec spec, EfficiencyParams efficiency, std::shared_ptr<const MeasuredTable> measured)
-    : spec_(checked(std::move(spec))),
-      shape_(ModelShape::from_spec(spec_.model())),
-      deg_(Degrees::from_spec(spec_.parallelism())),
-      gpu_(&checked_gpu(spec_)),
-      compute_(checked_compute(*gpu_, spec_, efficiency, std::move(measured))),
-      ops_(build_layer_ops(shape_, deg_, spec_.training().micro_batch_sequences(),
-                           spec_.training().activation_recompute())),
-      schedule_(deg_.pp, static_cast<std::uint32_t>(spec::microbatches_per_step(spec_)), deg_.vpp),
-      world_(static_cast<std::uint32_t>(spec::world_size(spec_))),
+Job::Job(JobParams params, EfficiencyParams efficiency, std::shared_ptr<const MeasuredTable> measured)
+    : params_(checked(std::move(params))),
+      shape_(ModelShape::from_params(params_.model)),
+      deg_(Degrees::from_params(params_.parallelism)),
+      gpu_(&checked_gpu(params_)),
+      compute_(checked_compute(*gpu_, params_, efficiency, std::move(measured))),
+      ops_(build_layer_ops(shape_, deg_, params_.training.micro_batch_sequences,
+                           params_.training.activation_recompute)),
+      schedule_(deg_.pp, static_cast<std::uint32_t>(params_.microbatches_per_step()), deg_.vpp),
+      world_(static_cast<std::uint32_t>(params_.world_size_gpus())),
       layers_per_chunk_(static_cast<std::uint32_t>(shape_.layers / (std::uint64_t{deg_.pp} * deg_.vpp))) {
   offsets_.resize(deg_.pp);
   for (std::uint32_t s = 0; s < deg_.pp; ++s) {
@@ -165,14 +182,13 @@ double Job::expert_grad_params(std::uint32_t) const {
 }
 
 double Job::grad_bytes_per_param() const {
-  return spec_.training().grad_reduce_fp32() ? 4.0 : dtype_bytes(shape_.dtype);
+  return params_.training.grad_reduce_fp32 ? 4.0 : dtype_bytes(shape_.dtype);
 }
 
 double Job::checkpoint_bytes() const {
-  if (spec_.training().checkpoint_bytes() != 0)
-    return static_cast<double>(spec_.training().checkpoint_bytes());
+  if (params_.training.checkpoint_bytes != 0) return static_cast<double>(params_.training.checkpoint_bytes);
   // Model weights in the model dtype + fp32 master weights + optimizer moments.
-  const double state = spec_.training().optimizer() == spec::JobTraining::SGD ? 4 + 4 : 4 + 8;
+  const double state = params_.training.optimizer == Optimizer::kSgd ? 4 + 4 : 4 + 8;
   return count_params(shape_).total(shape_.layers) * (dtype_bytes(shape_.dtype) + state);
 }
 
@@ -185,7 +201,7 @@ std::vector<LayerOp> Job::build_step_end(std::uint32_t stage) const {
   const auto& d = j.degrees();
   const double e = dtype_bytes(j.shape().dtype);
   const double ge = j.grad_bytes_per_param();
-  const std::uint64_t bucket = j.spec().training().grad_bucket_bytes();
+  const std::uint64_t bucket = j.params().training.grad_bucket_bytes;
   const auto zero = d.zero;
 
   const auto collective = [&](std::string_view name, Phase phase, CollectiveKind k, GroupKind g,
@@ -245,7 +261,7 @@ std::vector<LayerOp> Job::build_step_end(std::uint32_t stage) const {
   const double edp_n = j.group(rank, GroupKind::kExpertDataContext).size();
   const double owned = sharded ? j.dense_grad_params(stage) / dp_n + j.expert_grad_params(stage) / edp_n
                                : j.dense_grad_params(stage) + j.expert_grad_params(stage);
-  const bool adam = j.spec().training().optimizer() != spec::JobTraining::SGD;
+  const bool adam = j.params().training.optimizer != Optimizer::kSgd;
   LayerOp opt;
   opt.kind = OpKind::kCompute;
   opt.phase = Phase::kOptimizer;

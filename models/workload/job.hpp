@@ -1,6 +1,6 @@
-// A validated training job: the spec plus everything derived from it once (shape, degrees, GPU profile,
-// compute model, per-layer op templates, pipeline schedule, per-stage op offsets) and the arithmetic GPU
-// rank layout. Shared read-only by every GpuProgram of the job (one per simulated GPU).
+// A validated training job: its parameters plus everything derived from them once (shape, degrees, GPU
+// profile, compute model, per-layer op templates, pipeline schedule, per-stage op offsets) and the arithmetic
+// GPU rank layout. Shared read-only by every GpuProgram of the job (one per simulated GPU).
 //
 // Rank layout (Megatron-LM order): tensor index fastest, then context, then data, then pipeline:
 //   rank = tp + TP * (cp + CP * (dp + DP * pp)).
@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "jobs/spec/job.pb.h"
 #include "models/workload/compute_model.hpp"
+#include "models/workload/job_params.hpp"
 #include "models/workload/ops.hpp"
 #include "models/workload/pipeline_schedule.hpp"
 #include "models/workload/transformer.hpp"
@@ -25,12 +25,13 @@ struct RankCoords {
 
 class Job {
  public:
-  // Normalizes and validates the spec (std::invalid_argument naming the field on error), including the GPU
-  // type and whether it supports the dtype.
-  explicit Job(spec::JobSpec spec, EfficiencyParams efficiency = {},
+  // Expects structurally valid params (spec::to_job_params validates a spec and names the field); checks
+  // what the workload model owns itself: the GPU type, whether it supports the dtype, the compute-model
+  // overrides and the 32-bit rank range (std::invalid_argument naming the spec field on error).
+  explicit Job(JobParams params, EfficiencyParams efficiency = {},
                std::shared_ptr<const MeasuredTable> measured = nullptr);
 
-  const spec::JobSpec& spec() const { return spec_; }
+  const JobParams& params() const { return params_; }
   const ModelShape& shape() const { return shape_; }
   const Degrees& degrees() const { return deg_; }
   const GpuProfile& gpu() const { return *gpu_; }
@@ -41,7 +42,7 @@ class Job {
   std::uint32_t world_size() const { return world_; }
   std::uint32_t microbatches() const { return schedule_.microbatches(); }
   std::uint32_t layers_per_chunk() const { return layers_per_chunk_; }
-  std::uint64_t micro_batch_sequences() const { return spec_.training().micro_batch_sequences(); }
+  std::uint64_t micro_batch_sequences() const { return params_.training.micro_batch_sequences; }
 
   RankCoords coords(std::uint32_t rank) const;
   std::uint32_t rank_of(const RankCoords& c) const;
@@ -60,11 +61,11 @@ class Job {
   double grad_bytes_per_param() const;
   // Step-end ops of a stage (gradient sync, optimizer, ZeRO all-gathers), group filled in per rank.
   const std::vector<LayerOp>& step_end_ops(std::uint32_t stage) const { return step_end_[stage]; }
-  // Whole-job checkpoint size (spec value, or weights + optimizer state).
+  // Whole-job checkpoint size (training.checkpoint_bytes, or weights + optimizer state).
   double checkpoint_bytes() const;
 
  private:
-  spec::JobSpec spec_;
+  JobParams params_;
   ModelShape shape_;
   Degrees deg_;
   const GpuProfile* gpu_;

@@ -78,7 +78,7 @@ StepEstimate estimate_step(const std::shared_ptr<const Job>& job) {
   StepEstimate est;
   est.world = job->world_size();
   est.peak_flops = job->gpu().peak_flops(job->shape().dtype);
-  est.model_flops = analytic_step_flops(job->shape(), job->spec().training().global_batch_sequences());
+  est.model_flops = analytic_step_flops(job->shape(), job->params().training.global_batch_sequences);
 
   // Slot cost depends only on (stage, direction, first/last virtual stage); cache it.
   std::map<std::tuple<std::uint32_t, bool, bool, bool>, std::pair<double, double>> cache;  // seconds, flops

@@ -7,19 +7,6 @@ namespace warpsim::workload {
 
 namespace {
 
-DType to_dtype(spec::JobModel::DType d) {
-  switch (d) {
-    case spec::JobModel::FP16:
-      return DType::kFp16;
-    case spec::JobModel::FP8:
-      return DType::kFp8;
-    case spec::JobModel::FP32:
-      return DType::kFp32;
-    default:
-      return DType::kBf16;
-  }
-}
-
 // A forward compute op with the name its backward twin takes.
 struct Proto {
   LayerOp op;
@@ -109,40 +96,42 @@ LayerOp backward_of(const Proto& p) {
 
 }  // namespace
 
-ModelShape ModelShape::from_spec(const spec::JobModel& m) {
+// The params' "0 = default" counts (kv heads, experts, top-k) resolve here as the spec documents them.
+ModelShape ModelShape::from_params(const ModelParams& m) {
   ModelShape s;
-  s.layers = m.num_layers();
-  s.hidden = m.hidden_size();
-  s.ffn = m.ffn_hidden_size();
-  s.heads = m.num_attention_heads();
-  s.kv_heads = m.num_kv_heads() ? m.num_kv_heads() : m.num_attention_heads();
-  s.seq = m.seq_length_tokens();
-  s.vocab = m.vocab_size();
-  s.experts = m.num_experts() ? m.num_experts() : 1;
-  s.top_k = s.experts > 1 ? (m.moe_top_k() ? m.moe_top_k() : 1) : 1;
-  s.dtype = to_dtype(m.dtype());
-  s.gated_mlp = m.gated_mlp();
-  s.linear_bias = m.linear_bias();
-  s.rms_norm = m.norm() == spec::JobModel::RMS_NORM;
-  s.learned_pos = m.learned_position_embeddings();
-  s.untied = m.untied_embeddings();
-  s.fused_attention = m.fused_attention();
+  s.layers = m.num_layers;
+  s.hidden = m.hidden_size;
+  s.ffn = m.ffn_hidden_size;
+  s.heads = m.num_attention_heads;
+  s.kv_heads = m.num_kv_heads ? m.num_kv_heads : m.num_attention_heads;
+  s.seq = m.seq_length_tokens;
+  s.vocab = m.vocab_size;
+  s.experts = m.num_experts ? m.num_experts : 1;
+  s.top_k = s.experts > 1 ? (m.moe_top_k ? m.moe_top_k : 1) : 1;
+  s.dtype = m.dtype;
+  s.gated_mlp = m.gated_mlp;
+  s.linear_bias = m.linear_bias;
+  s.rms_norm = m.norm == Norm::kRmsNorm;
+  s.learned_pos = m.learned_position_embeddings;
+  s.untied = m.untied_embeddings;
+  s.fused_attention = m.fused_attention;
   return s;
 }
 
-Degrees Degrees::from_spec(const spec::JobParallelism& p) {
+// The optimizations that need a dimension > 1 are switched off without it.
+Degrees Degrees::from_params(const ParallelismParams& p) {
   Degrees d;
-  d.tp = p.tensor_parallel() ? p.tensor_parallel() : 1;
-  d.pp = p.pipeline_parallel() ? p.pipeline_parallel() : 1;
-  d.dp = p.data_parallel() ? p.data_parallel() : 1;
-  d.cp = p.context_parallel() ? p.context_parallel() : 1;
-  d.ep = p.expert_parallel() ? p.expert_parallel() : 1;
-  d.interleaved = p.pipeline_schedule() == spec::JobParallelism::INTERLEAVED_1F1B;
-  d.vpp = d.interleaved && p.virtual_stages_per_rank() ? p.virtual_stages_per_rank() : 1;
-  d.zero = p.zero_stage();
-  d.sequence_parallel = p.sequence_parallel() && d.tp > 1;
-  d.pp_scatter_gather = p.pipeline_scatter_gather() && d.tp > 1 && !d.sequence_parallel && d.pp > 1;
-  d.pp_sync = p.pipeline_p2p_sync() && d.pp > 1;
+  d.tp = p.tensor_parallel;
+  d.pp = p.pipeline_parallel;
+  d.dp = p.data_parallel;
+  d.cp = p.context_parallel;
+  d.ep = p.expert_parallel;
+  d.interleaved = p.pipeline_schedule == PipelineScheduleKind::kInterleaved1F1B;
+  d.vpp = d.interleaved ? p.virtual_stages_per_rank : 1;
+  d.zero = p.zero_stage;
+  d.sequence_parallel = p.sequence_parallel && d.tp > 1;
+  d.pp_scatter_gather = p.pipeline_scatter_gather && d.tp > 1 && !d.sequence_parallel && d.pp > 1;
+  d.pp_sync = p.pipeline_p2p_sync && d.pp > 1;
   return d;
 }
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "jobs/spec/job.pb.h"
 #include "models/workload/gpu_profile.hpp"
+#include "models/workload/job_params.hpp"
 #include "models/workload/ops.hpp"
 
 namespace warpsim::workload {
@@ -22,7 +22,7 @@ struct ModelShape {
 
   bool moe() const { return experts > 1; }
   std::uint64_t head_dim() const { return hidden / heads; }
-  static ModelShape from_spec(const spec::JobModel& m);  // expects a normalized spec
+  static ModelShape from_params(const ModelParams& m);
 };
 
 struct Degrees {
@@ -31,7 +31,7 @@ struct Degrees {
   bool interleaved = false;
   bool pp_scatter_gather = false;  // TP > 1, no sequence parallelism, pipeline_scatter_gather set
   bool pp_sync = false;            // PP > 1, pipeline_p2p_sync set: each pipeline send blocks until sent
-  static Degrees from_spec(const spec::JobParallelism& p);
+  static Degrees from_params(const ParallelismParams& p);
 };
 
 // Parameter counts (whole model, unsharded).

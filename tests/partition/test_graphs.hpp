@@ -6,6 +6,7 @@
 
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/experiment_spec.hpp"
+#include "jobs/spec/job_spec.hpp"
 #include "models/training/lp_graph.hpp"
 
 namespace warpsim::partition::test {
@@ -18,7 +19,8 @@ struct Experiment {
 inline Experiment load(const std::string& relative) {
   const spec::ExperimentSpec exp =
       spec::load_experiment_spec(std::string(WARPSIM_SOURCE_DIR) + "/" + relative);
-  return {spec::to_cluster_params(exp.cluster()), std::make_shared<const workload::Job>(exp.job())};
+  return {spec::to_cluster_params(exp.cluster()),
+          std::make_shared<const workload::Job>(spec::to_job_params(exp.job()))};
 }
 
 inline PartitionGraph graph(const Experiment& e, training::Granularity g, bool edges = true) {

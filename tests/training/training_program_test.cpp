@@ -70,7 +70,7 @@ TEST_P(TrainingProgramTest, ExpansionIsCompleteAndMatched) {
   js.set_world_size_gpus(0);
   js = spec::normalized(js);
   spec::validate_job_spec(js);
-  const auto job = std::make_shared<const workload::Job>(js);
+  const auto job = std::make_shared<const workload::Job>(spec::to_job_params(js));
   constexpr std::uint32_t kSteps = 2, kTargets = 2;
   const TrainingProgram prog(job, kSteps, kTargets);
   const std::uint32_t world = job->world_size();
@@ -186,7 +186,7 @@ TEST(TrainingProgram, SynchronousPipelineSendsWait) {
   ASSERT_EQ(expanded_count(op, 0, 0, sync), 2u);
   auto job_spec = small_job();
   job_spec.mutable_parallelism()->set_pipeline_p2p_sync(true);
-  const auto job = std::make_shared<const workload::Job>(job_spec);
+  const auto job = std::make_shared<const workload::Job>(spec::to_job_params(job_spec));
   ASSERT_TRUE(job->degrees().pp_sync);
   EXPECT_TRUE(collective_options(*job).sync_p2p);
   EXPECT_EQ(expand(op, 0, 0, job->compute(), 0, sync).kind, cluster::OpKind::kSend);
@@ -194,7 +194,7 @@ TEST(TrainingProgram, SynchronousPipelineSendsWait) {
   EXPECT_EQ(w.kind, cluster::OpKind::kWait);
   EXPECT_EQ(w.wait_label, wait_label(CommClass::kPipeline));
   // Every send of a stage's program gets its Wait: the program grows by exactly the number of sends.
-  const TrainingProgram plain(std::make_shared<const workload::Job>(small_job()), 1, 0);
+  const TrainingProgram plain(std::make_shared<const workload::Job>(spec::to_job_params(small_job())), 1, 0);
   const TrainingProgram synced(job, 1, 0);
   const workload::GpuProgram prog(job, 0, 1);
   std::uint64_t sends = 0;
@@ -206,7 +206,7 @@ TEST(TrainingProgram, SynchronousPipelineSendsWait) {
 // The data loader: the first and last stage prefetch the next step's token ids / labels (int32 per token of
 // their micro-batches) at the end of each step, as one asynchronous storage read (no Wait of its own).
 TEST(TrainingProgram, DataLoaderReadsOnTheFirstAndLastStage) {
-  const auto job = std::make_shared<const workload::Job>(small_job());
+  const auto job = std::make_shared<const workload::Job>(spec::to_job_params(small_job()));
   const std::uint64_t expect_bytes = std::uint64_t{job->microbatches()} * job->micro_batch_sequences() *
                                      job->shape().seq / job->degrees().cp * 4;
   const std::uint32_t pp = job->degrees().pp;

@@ -17,7 +17,7 @@ using testing::dense_spec_text;
 
 std::string error_of(const std::string& text) {
   try {
-    Job job(spec::parse_job_spec_text(text));
+    Job job(spec::to_job_params(spec::parse_job_spec_text(text)));
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
@@ -35,7 +35,7 @@ TEST(JobSpec, TextAndJsonGiveTheSameJob) {
           "parallelism": {"tensor_parallel": 2, "pipeline_parallel": 2, "data_parallel": 2},
           "training": {"globalBatchSequences": "16", "microBatchSequences": 2}})");
   EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
-  const Job job(a);
+  const Job job(spec::to_job_params(a));
   EXPECT_EQ(job.world_size(), 8u);
   EXPECT_EQ(job.microbatches(), 4u);  // 16 / (2 x 2)
 }
@@ -89,14 +89,15 @@ TEST(JobSpec, ValidationNamesTheField) {
 
 TEST(JobSpec, ComputeModelFieldsSetTheEfficiencies) {
   const auto text = dense_spec_text("tensor_parallel: 2", "global_batch_sequences: 4");
-  const Job plain(spec::parse_job_spec_text(text));
+  const Job plain(spec::to_job_params(spec::parse_job_spec_text(text)));
   EXPECT_DOUBLE_EQ(plain.compute().params().compute_eff_max, EfficiencyParams{}.compute_eff_max);
-  const Job tuned(spec::parse_job_spec_text(
-      text + "compute_model { compute_eff_max: 0.6 memory_eff_max: 0.7 op_overhead_us: 10 }"));
+  const Job tuned(spec::to_job_params(spec::parse_job_spec_text(
+      text + "compute_model { compute_eff_max: 0.6 memory_eff_max: 0.7 op_overhead_us: 10 }")));
   EXPECT_DOUBLE_EQ(tuned.compute().params().compute_eff_max, 0.6);
   EXPECT_DOUBLE_EQ(tuned.compute().params().memory_eff_max, 0.7);
   EXPECT_DOUBLE_EQ(tuned.compute().params().op_overhead_s, 10e-6);
-  const Job no_overhead(spec::parse_job_spec_text(text + "compute_model { no_op_overhead: true }"));
+  const Job no_overhead(
+      spec::to_job_params(spec::parse_job_spec_text(text + "compute_model { no_op_overhead: true }")));
   EXPECT_EQ(no_overhead.compute().params().op_overhead_s, 0.0);
   // A lower asymptotic efficiency makes a large GEMM proportionally slower.
   const ComputeWork gemm{"qkv_fwd", 1e13, 1e9, DType::kBf16};

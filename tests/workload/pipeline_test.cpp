@@ -80,7 +80,8 @@ double generated_bubble(const std::string& parallel, std::uint64_t batch) {
     for (const auto& op : *list) csv += std::string(op.name) + ",*,0\n";
   }
   auto table = std::make_shared<const MeasuredTable>(MeasuredTable::parse(csv));
-  const auto job = std::make_shared<const Job>(spec::parse_job_spec_text(text), EfficiencyParams{}, table);
+  const auto job = std::make_shared<const Job>(spec::to_job_params(spec::parse_job_spec_text(text)),
+                                               EfficiencyParams{}, table);
   return estimate_step(job).bubble_fraction;
 }
 

@@ -32,7 +32,7 @@ std::string moe_spec_text(const std::string& parallel, const std::string& traini
 }
 
 std::shared_ptr<const Job> make_job(const std::string& text) {
-  return std::make_shared<const Job>(spec::parse_job_spec_text(text));
+  return std::make_shared<const Job>(spec::to_job_params(spec::parse_job_spec_text(text)));
 }
 
 }  // namespace warpsim::workload::testing

@@ -1,0 +1,111 @@
+// Plain parameters of a training job: the model shape, its parallel decomposition, the training-loop settings
+// and the compute-model overrides. Kept free of protobuf so models/ does not depend on the spec format;
+// jobs/spec/job_spec.hpp converts a validated JobSpec into this struct (spec::to_job_params), following
+// models/cluster/cluster_params.hpp. Field names follow the spec's field paths (model.hidden_size, ...) so
+// errors about either name the same field. Every count, size and time carries its unit in its name or its
+// comment; the defaults are the spec's "0 = default" values made explicit.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "models/workload/gpu_profile.hpp"
+
+namespace warpsim::workload {
+
+enum class Norm : std::uint8_t {
+  kLayerNorm,  // weight + bias (2 x hidden_size parameters)
+  kRmsNorm,    // weight only (hidden_size parameters)
+};
+
+enum class PipelineScheduleKind : std::uint8_t {
+  kOneFOneB,         // 1F1B
+  kInterleaved1F1B,  // virtual_stages_per_rank model chunks per pipeline rank (Narayanan et al. 2021)
+};
+
+enum class Optimizer : std::uint8_t {
+  kAdam,  // fp32 master weights + two moments
+  kSgd,   // fp32 master weights + momentum
+};
+
+// Transformer shape. Dense when num_experts <= 1, mixture-of-experts otherwise (every layer's MLP is MoE).
+struct ModelParams {
+  std::uint32_t num_layers = 0;
+  std::uint32_t hidden_size = 0;
+  std::uint32_t ffn_hidden_size = 0;  // per-expert FFN width for MoE layers
+  std::uint32_t num_attention_heads = 0;
+  std::uint32_t num_kv_heads = 0;  // grouped-query attention; 0 = num_attention_heads
+  std::uint32_t seq_length_tokens = 0;
+  std::uint32_t vocab_size = 0;
+  std::uint32_t num_experts = 1;  // 0 or 1 = dense MLP
+  std::uint32_t moe_top_k = 1;    // experts per token (MoE only)
+  DType dtype = DType::kBf16;     // weights/activations and GEMM precision
+  Norm norm = Norm::kLayerNorm;
+  bool gated_mlp = false;                    // SwiGLU-style MLP with three weight matrices
+  bool linear_bias = false;                  // biases on the linear layers (GPT-3 style)
+  bool learned_position_embeddings = false;  // seq_length_tokens x hidden_size extra parameters
+  bool untied_embeddings = false;            // separate output projection (vocab_size x hidden_size)
+  bool fused_attention = false;              // flash-style attention: no seq^2 score tensor in HBM
+};
+
+// Parallel degrees, each >= 1 (GPUs per dimension; world size = TP x PP x DP x CP).
+struct ParallelismParams {
+  std::uint32_t tensor_parallel = 1;
+  std::uint32_t pipeline_parallel = 1;
+  std::uint32_t data_parallel = 1;
+  std::uint32_t context_parallel = 1;  // ring attention over sequence chunks
+  std::uint32_t expert_parallel = 1;   // carved out of the data-parallel dimension
+  PipelineScheduleKind pipeline_schedule = PipelineScheduleKind::kOneFOneB;
+  std::uint32_t virtual_stages_per_rank = 1;  // kInterleaved1F1B only
+  std::uint32_t zero_stage = 0;               // 0, 1, 2 or 3 (3 = FSDP-style parameter sharding)
+  bool sequence_parallel = false;             // TP uses reduce-scatter/all-gather instead of all-reduce
+  // Megatron-LM's scatter/gather pipeline optimization: TP > 1 without sequence parallelism only.
+  bool pipeline_scatter_gather = false;
+  // Each pipeline send blocks the sending GPU until it has left the NIC (PP > 1 only).
+  bool pipeline_p2p_sync = false;
+};
+
+struct TrainingParams {
+  std::uint64_t global_batch_sequences = 0;
+  std::uint32_t micro_batch_sequences = 1;
+  bool activation_recompute = false;    // full recomputation of each layer's forward before its backward
+  std::uint64_t grad_bucket_bytes = 0;  // DP gradient bucket size; 0 = one bucket per pipeline stage
+  Optimizer optimizer = Optimizer::kAdam;
+  bool grad_reduce_fp32 = false;                // reduce gradients in fp32 instead of the model dtype
+  std::uint32_t checkpoint_interval_steps = 0;  // 0 = no checkpoints
+  std::uint64_t checkpoint_bytes = 0;           // whole-job checkpoint size; 0 = weights + optimizer state
+  // Algorithm of the data-parallel gradient all-reduces, by name ("ring" or "tree"): a name rather than an
+  // enum because the cluster model looks it up among its collective algorithms.
+  std::string dp_allreduce_algorithm = "ring";
+  std::uint64_t dp_tree_chunk_bytes = 0;  // "tree" only: pipeline chunk size; 0 = the tree's default (16 MiB)
+};
+
+// Compute-time model overrides (compute_model.hpp); unset = the EfficiencyParams the Job is given.
+struct ComputeModelParams {
+  std::optional<double> compute_eff_max;  // asymptotic GEMM efficiency, fraction of the dense peak, (0, 1]
+  std::optional<double> memory_eff_max;   // asymptotic HBM efficiency, fraction of the bandwidth, (0, 1]
+  std::optional<double> op_overhead_us;   // fixed per-kernel time in microseconds, >= 0
+};
+
+struct JobParams {
+  std::string name;
+  std::string gpu_type;  // a shipped GPU profile name, e.g. "A100-80GB" (gpu_profile.hpp)
+  ModelParams model;
+  ParallelismParams parallelism;
+  TrainingParams training;
+  ComputeModelParams compute_model;
+
+  // GPUs of the job: TP x PP x DP x CP.
+  std::uint64_t world_size_gpus() const {
+    return std::uint64_t{parallelism.tensor_parallel} * parallelism.pipeline_parallel *
+           parallelism.data_parallel * parallelism.context_parallel;
+  }
+  // Micro-batches per step, per pipeline (per data-parallel replica).
+  std::uint64_t microbatches_per_step() const {
+    return training.global_batch_sequences /
+           (std::uint64_t{training.micro_batch_sequences} * parallelism.data_parallel);
+  }
+};
+
+}  // namespace warpsim::workload
