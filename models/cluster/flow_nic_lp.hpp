@@ -4,27 +4,24 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <vector>
 
-#include "engine/lp_type.hpp"
+#include "engine/slotted_lp_type.hpp"
 #include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
 
-class FlowNicLp final : public LpType {
+struct FlowNicState {
+  LpId id = 0;
+  std::uint64_t messages_tx = 0;
+  std::uint64_t bytes_tx = 0;
+};
+
+class FlowNicLp final : public SlottedLpType<FlowNicState> {
  public:
-  struct State {
-    LpId id = 0;
-    std::uint64_t messages_tx = 0;
-    std::uint64_t bytes_tx = 0;
-  };
+  using State = FlowNicState;
 
   explicit FlowNicLp(const Topology& topology) : topo_(topology) {}
   std::string_view name() const override { return "flow_nic"; }
-  std::size_t state_bytes() const override { return sizeof(State); }
-  std::uint32_t add_lp(LpId id) override;
-  void init(std::uint32_t, LpContext&) override {}
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
@@ -32,12 +29,8 @@ class FlowNicLp final : public LpType {
   void save(std::uint32_t slot, std::ostream& out) const override;
   void load(std::uint32_t slot, std::istream& in) override;
 
-  std::size_t size() const { return states_.size(); }
-  const State& state(std::uint32_t slot) const { return states_[slot]; }
-
  private:
   const Topology& topo_;
-  std::vector<State> states_;
 };
 
 }  // namespace warpsim::cluster

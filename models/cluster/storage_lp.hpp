@@ -4,30 +4,27 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <vector>
 
-#include "engine/lp_type.hpp"
+#include "engine/slotted_lp_type.hpp"
 #include "models/cluster/cluster_series.hpp"
 #include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
 
-class StorageLp final : public LpType {
+struct StorageState {
+  LpId id = 0;
+  SimTime busy_until = 0;
+  std::uint64_t requests = 0;
+  std::uint64_t bytes_read = 0, bytes_written = 0;
+  SimTime busy_ps = 0;
+};
+
+class StorageLp final : public SlottedLpType<StorageState> {
  public:
-  struct State {
-    LpId id = 0;
-    SimTime busy_until = 0;
-    std::uint64_t requests = 0;
-    std::uint64_t bytes_read = 0, bytes_written = 0;
-    SimTime busy_ps = 0;
-  };
+  using State = StorageState;
 
   explicit StorageLp(const Topology& topology) : topo_(topology) {}
   std::string_view name() const override { return "storage"; }
-  std::size_t state_bytes() const override { return sizeof(State); }
-  std::uint32_t add_lp(LpId id) override;
-  void init(std::uint32_t, LpContext&) override {}
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   void commit(std::uint32_t slot, LpContext& ctx) override;
@@ -38,12 +35,12 @@ class StorageLp final : public LpType {
   // Time series (null = none); set before the engine adds LPs.
   void set_series(ClusterSeries* series) { series_ = series; }
 
-  const State& state(std::uint32_t slot) const { return states_[slot]; }
-  std::optional<std::uint32_t> slot_of(LpId id) const;
-
  private:
+  void on_added(std::uint32_t, LpId id) override {
+    if (series_ != nullptr) series_->add_storage(id);  // component local index == slot
+  }
+
   const Topology& topo_;
-  std::vector<State> states_;
   ClusterSeries* series_ = nullptr;
 };
 
