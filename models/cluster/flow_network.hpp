@@ -36,9 +36,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/slotted_lp_type.hpp"
 #include "models/cluster/cluster_events.hpp"
-#include "models/cluster/topology.hpp"
+#include "models/cluster/cluster_lp_type.hpp"
 
 namespace warpsim::cluster {
 
@@ -99,15 +98,14 @@ struct FlowNetworkTypes {
   };
 };
 
-class FlowNetworkLp final : public FlowNetworkTypes, public SlottedLpType<FlowNetworkTypes::State> {
+class FlowNetworkLp final : public FlowNetworkTypes, public ClusterLpType<FlowNetworkTypes::State> {
  public:
-  explicit FlowNetworkLp(const Topology& topology) : topo_(topology) {}
+  explicit FlowNetworkLp(const Topology& topology) : ClusterLpType(topology) {}
   std::string_view name() const override { return "flow_network"; }
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
-  bool checkpointable() const override { return true; }
   void save(std::uint32_t slot, std::ostream& out) const override;
   void load(std::uint32_t slot, std::istream& in) override;
 
@@ -134,7 +132,6 @@ class FlowNetworkLp final : public FlowNetworkTypes, public SlottedLpType<FlowNe
   static void detach(State& s, const FlowId& id, const Flow& f);
 
  private:
-  const Topology& topo_;
   // Scratch of reallocate(): epoch_ numbers re-sharings and pass_ their filling passes; both only grow
   // (never rolled back), so marks left in restored flows are always stale.
   std::uint64_t epoch_ = 0, pass_ = 0;

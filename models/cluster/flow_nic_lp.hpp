@@ -5,8 +5,7 @@
 
 #include <cstdint>
 
-#include "engine/slotted_lp_type.hpp"
-#include "models/cluster/topology.hpp"
+#include "models/cluster/cluster_lp_type.hpp"
 
 namespace warpsim::cluster {
 
@@ -16,21 +15,17 @@ struct FlowNicState {
   std::uint64_t bytes_tx = 0;
 };
 
-class FlowNicLp final : public SlottedLpType<FlowNicState> {
+class FlowNicLp final : public ClusterLpType<FlowNicState> {
  public:
   using State = FlowNicState;
 
-  explicit FlowNicLp(const Topology& topology) : topo_(topology) {}
+  explicit FlowNicLp(const Topology& topology) : ClusterLpType(topology) {}
   std::string_view name() const override { return "flow_nic"; }
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
-  bool checkpointable() const override { return true; }
   void save(std::uint32_t slot, std::ostream& out) const override;
   void load(std::uint32_t slot, std::istream& in) override;
-
- private:
-  const Topology& topo_;
 };
 
 }  // namespace warpsim::cluster

@@ -9,10 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "engine/slotted_lp_type.hpp"
-#include "models/cluster/cluster_series.hpp"
+#include "models/cluster/cluster_lp_type.hpp"
 #include "models/cluster/gpu_program.hpp"
-#include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
 
@@ -33,7 +31,7 @@ struct GpuState {
   std::map<std::uint64_t, std::int32_t> balance;
 };
 
-class GpuLp final : public SlottedLpType<GpuState> {
+class GpuLp final : public ClusterLpType<GpuState> {
  public:
   using State = GpuState;
 
@@ -47,7 +45,7 @@ class GpuLp final : public SlottedLpType<GpuState> {
   };
 
   GpuLp(const Topology& topology, std::shared_ptr<const GpuProgram> program)
-      : topo_(topology), program_(std::move(program)) {}
+      : ClusterLpType(topology), program_(std::move(program)) {}
   std::string_view name() const override { return "gpu"; }
   // The state, its wait clock, its decoded-op cache and its commit notes (the balance map's nodes come on
   // top).
@@ -60,11 +58,8 @@ class GpuLp final : public SlottedLpType<GpuState> {
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
-  bool checkpointable() const override { return true; }
   void save(std::uint32_t slot, std::ostream& out) const override;
   void load(std::uint32_t slot, std::istream& in) override;
-  // Time series (null = none); set before the engine adds LPs.
-  void set_series(ClusterSeries* series) { series_ = series; }
 
   const WaitClock& wait_clock(std::uint32_t slot) const { return clocks_[slot]; }
 
@@ -81,7 +76,6 @@ class GpuLp final : public SlottedLpType<GpuState> {
   void advance(State& s, LpContext& ctx);
   void undo_op(State& s, const GpuOp& op);
 
-  const Topology& topo_;
   std::shared_ptr<const GpuProgram> program_;
   std::vector<WaitClock> clocks_;
   struct OpCache {
@@ -114,7 +108,6 @@ class GpuLp final : public SlottedLpType<GpuState> {
   CommitNote noted(std::uint32_t slot, std::uint64_t index) const;
   std::vector<CommitNote> notes_;        // per slot: kCommitNotes
   std::vector<std::uint8_t> note_next_;  // per slot: the note to replace next
-  ClusterSeries* series_ = nullptr;
 };
 
 }  // namespace warpsim::cluster

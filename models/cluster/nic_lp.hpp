@@ -8,9 +8,7 @@
 #include <array>
 #include <cstdint>
 
-#include "engine/slotted_lp_type.hpp"
-#include "models/cluster/cluster_series.hpp"
-#include "models/cluster/topology.hpp"
+#include "models/cluster/cluster_lp_type.hpp"
 
 namespace warpsim::cluster {
 
@@ -23,29 +21,23 @@ struct NicState {
   SimTime busy_ps = 0;  // total serialization time
 };
 
-class NicLp final : public SlottedLpType<NicState> {
+class NicLp final : public ClusterLpType<NicState> {
  public:
   using State = NicState;
 
-  explicit NicLp(const Topology& topology) : topo_(topology) {}
+  explicit NicLp(const Topology& topology) : ClusterLpType(topology) {}
   std::string_view name() const override { return "nic"; }
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
-  bool checkpointable() const override { return true; }
   void save(std::uint32_t slot, std::ostream& out) const override;
   void load(std::uint32_t slot, std::istream& in) override;
-  // Time series (null = none); set before the engine adds LPs.
-  void set_series(ClusterSeries* series) { series_ = series; }
 
  private:
   void on_added(std::uint32_t, LpId id) override {
     if (series_ != nullptr) series_->add_nic(id);  // component local index == slot
   }
-
-  const Topology& topo_;
-  ClusterSeries* series_ = nullptr;
 };
 
 }  // namespace warpsim::cluster

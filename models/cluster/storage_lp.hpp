@@ -5,9 +5,7 @@
 
 #include <cstdint>
 
-#include "engine/slotted_lp_type.hpp"
-#include "models/cluster/cluster_series.hpp"
-#include "models/cluster/topology.hpp"
+#include "models/cluster/cluster_lp_type.hpp"
 
 namespace warpsim::cluster {
 
@@ -19,29 +17,23 @@ struct StorageState {
   SimTime busy_ps = 0;
 };
 
-class StorageLp final : public SlottedLpType<StorageState> {
+class StorageLp final : public ClusterLpType<StorageState> {
  public:
   using State = StorageState;
 
-  explicit StorageLp(const Topology& topology) : topo_(topology) {}
+  explicit StorageLp(const Topology& topology) : ClusterLpType(topology) {}
   std::string_view name() const override { return "storage"; }
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
-  bool checkpointable() const override { return true; }
   void save(std::uint32_t slot, std::ostream& out) const override;
   void load(std::uint32_t slot, std::istream& in) override;
-  // Time series (null = none); set before the engine adds LPs.
-  void set_series(ClusterSeries* series) { series_ = series; }
 
  private:
   void on_added(std::uint32_t, LpId id) override {
     if (series_ != nullptr) series_->add_storage(id);  // component local index == slot
   }
-
-  const Topology& topo_;
-  ClusterSeries* series_ = nullptr;
 };
 
 }  // namespace warpsim::cluster

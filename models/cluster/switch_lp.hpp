@@ -10,9 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/slotted_lp_type.hpp"
-#include "models/cluster/cluster_series.hpp"
-#include "models/cluster/topology.hpp"
+#include "models/cluster/cluster_lp_type.hpp"
 
 namespace warpsim::cluster {
 
@@ -29,12 +27,12 @@ struct SwitchState {
   std::vector<SwitchPort> ports;
 };
 
-class SwitchLp final : public SlottedLpType<SwitchState> {
+class SwitchLp final : public ClusterLpType<SwitchState> {
  public:
   using Port = SwitchPort;
   using State = SwitchState;
 
-  explicit SwitchLp(const Topology& topology) : topo_(topology) {}
+  explicit SwitchLp(const Topology& topology) : ClusterLpType(topology) {}
   std::string_view name() const override { return "switch"; }
   // For the memory report: the fixed part plus the ports of a radix-64 switch (the vector is per LP).
   std::size_t state_bytes() const override { return sizeof(State) + 64 * sizeof(Port); }
@@ -42,11 +40,8 @@ class SwitchLp final : public SlottedLpType<SwitchState> {
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
-  bool checkpointable() const override { return true; }
   void save(std::uint32_t slot, std::ostream& out) const override;
   void load(std::uint32_t slot, std::istream& in) override;
-  // Time series (null = none); set before the engine adds LPs.
-  void set_series(ClusterSeries* series) { series_ = series; }
 
  private:
   State make_state(LpId id) override;
@@ -59,8 +54,6 @@ class SwitchLp final : public SlottedLpType<SwitchState> {
   // Backlog (bytes) an arriving packet of `bytes` finds at port, itself included, when ready at `ready`.
   static std::uint64_t depth(SimTime busy_until, SimTime ready, double gbps, std::uint64_t bytes);
 
-  const Topology& topo_;
-  ClusterSeries* series_ = nullptr;
   std::vector<std::uint32_t> port0_;  // [slot] -> series component of the switch's port 0
 };
 
