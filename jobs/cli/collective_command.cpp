@@ -18,6 +18,7 @@
 #include "jobs/cli/usage_error.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "models/cluster/cluster_model.hpp"
+#include "models/cluster/collective_algorithms.hpp"
 #include "models/cluster/collectives.hpp"
 #include "partition/block_map.hpp"
 
@@ -89,12 +90,14 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
     throw UsageError("--op: unknown collective '" + o.op +
                      "' (allreduce, allgather, reducescatter, alltoall, broadcast)");
   }
-  const auto algorithm = cluster::parse_algorithm(o.algo);
-  if (!algorithm)
-    throw UsageError("--algorithm: unknown algorithm '" + o.algo + "' (ring, tree, hierarchical)");
-  if (!cluster::supports(*algorithm, *collective)) {
+  const cluster::CollectiveAlgorithm* algorithm = cluster::find_collective_algorithm(o.algo);
+  if (algorithm == nullptr) {
+    throw UsageError("--algorithm: unknown algorithm '" + o.algo + "' (" +
+                     cluster::collective_algorithm_names() + ")");
+  }
+  if (!algorithm->implements(*collective)) {
     throw UsageError("--algorithm: " + o.algo + " does not implement --op " + o.op + " (" + o.algo +
-                     " implements " + cluster::supported_collectives(*algorithm) + ")");
+                     " implements " + cluster::supported_collectives(algorithm->id) + ")");
   }
   const std::uint64_t cluster_gpus = std::uint64_t{params.nodes} * params.gpus_per_node;
   if (o.first < 0 || static_cast<std::uint64_t>(o.first) >= cluster_gpus) {
@@ -121,7 +124,7 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
     local = params.gpus_per_node % group.stride == 0 ? params.gpus_per_node / group.stride : 1;
     if (group.count % local != 0) local = 1;
   }
-  if (*algorithm == cluster::Algorithm::kHierarchical && group.count % local != 0) {
+  if (algorithm->node_local_groups && group.count % local != 0) {
     throw UsageError("--local-gpus: " + std::to_string(local) + " does not divide the group's " +
                      std::to_string(group.count) + " GPUs");
   }
@@ -150,7 +153,7 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   }
   for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
     auto program = std::make_shared<cluster::CollectiveProgram>(
-        *collective, *algorithm, group, bytes, chunk_bytes, static_cast<std::uint32_t>(local));
+        *collective, algorithm->id, group, bytes, chunk_bytes, static_cast<std::uint32_t>(local));
     cluster::ClusterModel model(params, program);
     std::unique_ptr<LpMap> map;
     if (o.engine.partition == "round-robin") {

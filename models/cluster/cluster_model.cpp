@@ -1,7 +1,7 @@
 // The cluster model (see cluster_model.hpp).
 #include "models/cluster/cluster_model.hpp"
 
-#include <stdexcept>
+#include <vector>
 
 #include "models/cluster/cluster_events.hpp"
 
@@ -14,7 +14,19 @@ ClusterModel::ClusterModel(const ClusterParams& params, std::shared_ptr<const Gp
       switch_(*topo_),
       storage_(*topo_),
       flow_nic_(*topo_),
-      flow_net_(*topo_) {}
+      flow_net_(*topo_) {
+  // The registration order is the type index (0 gpu .. 5 flow_network), which checkpoints record: append
+  // new types last. Under flow fidelity the NICs are FlowNicLps; the packet NIC type stays registered
+  // (claiming no LP) so the indices do not depend on the fidelity.
+  using K = LpKind;
+  const bool flow = topo_->has_flow_network();
+  types_.add(gpu_, {K::kGpu});
+  types_.add(nic_, flow ? std::vector<K>{} : std::vector<K>{K::kNic});
+  types_.add(switch_, {K::kNvSwitch, K::kLeaf, K::kTier1, K::kCore, K::kRouter});
+  types_.add(storage_, {K::kStorage});
+  types_.add(flow_nic_, flow ? std::vector<K>{K::kNic} : std::vector<K>{});
+  types_.add(flow_net_, {K::kFlowNetwork});
+}
 
 void ClusterModel::record_series(SeriesRecorder& recorder) {
   series_ = std::make_unique<ClusterSeries>(recorder, *topo_);
@@ -22,40 +34,6 @@ void ClusterModel::record_series(SeriesRecorder& recorder) {
   nic_.set_series(series_.get());
   switch_.set_series(series_.get());
   storage_.set_series(series_.get());
-}
-
-LpType& ClusterModel::type(std::size_t index) {
-  switch (index) {
-    case 0:
-      return gpu_;
-    case 1:
-      return nic_;
-    case 2:
-      return switch_;
-    case 3:
-      return storage_;
-    case 4:
-      return flow_nic_;
-    case 5:
-      return flow_net_;
-    default:
-      throw std::out_of_range("cluster model: no LP type " + std::to_string(index));
-  }
-}
-
-std::size_t ClusterModel::type_of(LpId lp) const {
-  switch (topo_->kind_of(lp)) {
-    case LpKind::kGpu:
-      return 0;
-    case LpKind::kNic:
-      return topo_->has_flow_network() ? 4 : 1;
-    case LpKind::kStorage:
-      return 3;
-    case LpKind::kFlowNetwork:
-      return 5;
-    default:
-      return 2;
-  }
 }
 
 std::size_t ClusterModel::payload_bytes() const {

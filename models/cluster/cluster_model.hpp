@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "engine/lp_type_registry.hpp"
 #include "engine/model.hpp"
 #include "models/cluster/cluster_params.hpp"
 #include "models/cluster/cluster_series.hpp"
@@ -25,9 +26,9 @@ class ClusterModel final : public Model {
   ClusterModel(const ClusterParams& params, std::shared_ptr<const GpuProgram> program);
 
   std::uint64_t lp_count() const override { return topo_->lp_count(); }
-  std::size_t type_count() const override { return 6; }
-  LpType& type(std::size_t index) override;
-  std::size_t type_of(LpId lp) const override;
+  std::size_t type_count() const override { return types_.count(); }
+  LpType& type(std::size_t index) override { return types_.type(index); }
+  std::size_t type_of(LpId lp) const override { return types_.index_of(topo_->kind_of(lp)); }
   std::size_t payload_bytes() const override;
   SimTime lookahead() const override { return topo_->min_latency(); }
 
@@ -51,6 +52,7 @@ class ClusterModel final : public Model {
   std::unique_ptr<ClusterSeries> series_;
   FlowNicLp flow_nic_;
   FlowNetworkLp flow_net_;
+  LpTypeRegistry<LpKind> types_;  // the types above, by index (see the constructor)
 };
 
 }  // namespace warpsim::cluster

@@ -16,48 +16,6 @@ std::optional<Collective> parse_collective(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<Algorithm> parse_algorithm(std::string_view name) {
-  if (name == "ring") return Algorithm::kRing;
-  if (name == "tree") return Algorithm::kTree;
-  if (name == "hierarchical") return Algorithm::kHierarchical;
-  return std::nullopt;
-}
-
-std::string_view to_string(Algorithm a) {
-  switch (a) {
-    case Algorithm::kRing:
-      return "ring";
-    case Algorithm::kTree:
-      return "tree";
-    case Algorithm::kHierarchical:
-      return "hierarchical";
-  }
-  return "?";
-}
-
-bool supports(Algorithm algorithm, Collective collective) {
-  switch (algorithm) {
-    case Algorithm::kRing:
-      return true;
-    case Algorithm::kTree:
-      return collective == Collective::kAllReduce || collective == Collective::kBroadcast;
-    case Algorithm::kHierarchical:
-      return collective != Collective::kAllToAll;
-  }
-  return false;
-}
-
-std::string supported_collectives(Algorithm algorithm) {
-  std::string out;
-  for (const Collective c : {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter,
-                             Collective::kAllToAll, Collective::kBroadcast}) {
-    if (!supports(algorithm, c)) continue;
-    if (!out.empty()) out += ", ";
-    out += to_string(c);
-  }
-  return out;
-}
-
 std::string_view to_string(Collective c) {
   switch (c) {
     case Collective::kAllReduce:
@@ -107,7 +65,7 @@ CollectiveProgram::CollectiveProgram(Collective collective, Algorithm algorithm,
   if (group.count == 0 || group.stride == 0)
     throw std::invalid_argument("collective group: count and stride must be >= 1");
   if (group.count > 65535) throw std::invalid_argument("collective group: at most 65535 GPUs");
-  if (!supports(algorithm, collective)) {
+  if (!collective_algorithm(algorithm).implements(collective)) {
     throw std::invalid_argument("collective: the " + std::string(to_string(algorithm)) +
                                 " algorithm implements " + supported_collectives(algorithm) + ", not " +
                                 std::string(to_string(collective)));

@@ -13,24 +13,16 @@
 #include <string>
 #include <string_view>
 
+#include "models/cluster/collective_algorithms.hpp"
 #include "models/cluster/gpu_program.hpp"
 #include "models/cluster/hierarchical_collectives.hpp"
 #include "models/cluster/tree_collectives.hpp"
 
 namespace warpsim::cluster {
 
-enum class Collective { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kBroadcast };
-enum class Algorithm { kRing, kTree, kHierarchical };
-
+// Algorithms (which collectives each implements) are looked up in collective_algorithms.hpp.
 std::optional<Collective> parse_collective(std::string_view name);
-std::optional<Algorithm> parse_algorithm(std::string_view name);
 std::string_view to_string(Collective c);
-std::string_view to_string(Algorithm a);
-// Whether `algorithm` implements `collective` (ring: all; tree: all-reduce, broadcast; hierarchical:
-// all but all-to-all).
-bool supports(Algorithm algorithm, Collective collective);
-// The collectives `algorithm` implements, for messages: "allreduce, broadcast".
-std::string supported_collectives(Algorithm algorithm);
 // nccl-tests' bus bandwidth factor: busbw = algbw * factor(n).
 double bus_factor(Collective c, std::uint32_t n);
 

@@ -38,13 +38,6 @@ constexpr double kSameRate = 1e-12;
 
 }  // namespace
 
-std::uint32_t FlowNetworkLp::add_lp(LpId id) {
-  State s;
-  s.id = id;
-  states_.push_back(std::move(s));
-  return static_cast<std::uint32_t>(states_.size() - 1);
-}
-
 double FlowNetworkLp::capacity(LinkKey link) const {
   const PortPeer peer = topo_.peer(static_cast<LpId>(link >> 16), static_cast<std::uint32_t>(link & 0xffff));
   return peer.link.bandwidth_gbps / 8000.0;  // 10^9 bit/s = 1/8000 byte/ps
@@ -307,7 +300,7 @@ void FlowNetworkLp::reallocate(State& s, LpContext& ctx, const Flow& seed, const
 }
 
 void FlowNetworkLp::forward(std::uint32_t slot, LpContext& ctx) {
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   Undo undo;
   undo.stats = s.stats;
   Txn txn(undo);
@@ -325,7 +318,7 @@ void FlowNetworkLp::forward(std::uint32_t slot, LpContext& ctx) {
 }
 
 void FlowNetworkLp::reverse(std::uint32_t slot, LpContext&) {
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   Undo undo = std::move(s.undo.back());
   s.undo.pop_back();
   for (auto it = undo.saved.rbegin(); it != undo.saved.rend(); ++it) {
@@ -348,11 +341,11 @@ void FlowNetworkLp::reverse(std::uint32_t slot, LpContext&) {
 }
 
 void FlowNetworkLp::commit(std::uint32_t slot, LpContext&) {
-  states_[slot].undo.pop_front();
+  mutable_state(slot).undo.pop_front();
 }
 
 std::uint64_t FlowNetworkLp::digest(std::uint32_t slot) const {
-  const State& s = states_[slot];
+  const State& s = state(slot);
   std::uint64_t h = murmur3_fmix64(s.id + 29);
   const Stats& t = s.stats;
   for (std::uint64_t v : {t.flows_started, t.flows_completed, t.bytes_completed, t.reallocations, t.schedules,

@@ -36,14 +36,14 @@
 #include <utility>
 #include <vector>
 
-#include "engine/lp_type.hpp"
 #include "models/cluster/cluster_events.hpp"
-#include "models/cluster/topology.hpp"
+#include "models/cluster/cluster_lp_type.hpp"
 
 namespace warpsim::cluster {
 
-class FlowNetworkLp final : public LpType {
- public:
+// The flow network's state and the records it is made of (FlowNetworkLp::Flow etc. through inheritance),
+// declared ahead of the type so that SlottedLpType can hold the State.
+struct FlowNetworkTypes {
   static constexpr std::size_t kMaxHops = kMaxFlowPathLinks;
   using LinkKey = std::uint64_t;  // (egress LP << 16) | port
 
@@ -96,22 +96,19 @@ class FlowNetworkLp final : public LpType {
     Stats stats;
     std::deque<Undo> undo;  // per forwarded, not yet committed event, oldest first
   };
+};
 
-  explicit FlowNetworkLp(const Topology& topology) : topo_(topology) {}
+class FlowNetworkLp final : public FlowNetworkTypes, public ClusterLpType<FlowNetworkTypes::State> {
+ public:
+  explicit FlowNetworkLp(const Topology& topology) : ClusterLpType(topology) {}
   std::string_view name() const override { return "flow_network"; }
-  std::size_t state_bytes() const override { return sizeof(State); }
-  std::uint32_t add_lp(LpId id) override;
-  void init(std::uint32_t, LpContext&) override {}
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
-  bool checkpointable() const override { return true; }
   void save(std::uint32_t slot, std::ostream& out) const override;
   void load(std::uint32_t slot, std::istream& in) override;
 
-  std::size_t size() const { return states_.size(); }
-  const State& state(std::uint32_t slot) const { return states_[slot]; }
   // Capacity of a link in bytes per picosecond.
   double capacity(LinkKey link) const;
 
@@ -135,8 +132,6 @@ class FlowNetworkLp final : public LpType {
   static void detach(State& s, const FlowId& id, const Flow& f);
 
  private:
-  const Topology& topo_;
-  std::vector<State> states_;
   // Scratch of reallocate(): epoch_ numbers re-sharings and pass_ their filling passes; both only grow
   // (never rolled back), so marks left in restored flows are always stale.
   std::uint64_t epoch_ = 0, pass_ = 0;

@@ -8,17 +8,10 @@
 
 namespace warpsim::cluster {
 
-std::uint32_t FlowNicLp::add_lp(LpId id) {
-  State s;
-  s.id = id;
-  states_.push_back(s);
-  return static_cast<std::uint32_t>(states_.size() - 1);
-}
-
 void FlowNicLp::forward(std::uint32_t slot, LpContext& ctx) {
   if (ctx.kind() != kNicTx)
     throw std::logic_error("flow nic: unexpected event kind " + std::to_string(ctx.kind()));
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   const auto& tx = ctx.payload<TxEvent>();
   const PortPeer first = topo_.peer(s.id, topo_.route(s.id, tx.src_gpu, tx.dst_gpu, 0));
   FlowStart m;
@@ -32,13 +25,13 @@ void FlowNicLp::forward(std::uint32_t slot, LpContext& ctx) {
 }
 
 void FlowNicLp::reverse(std::uint32_t slot, LpContext& ctx) {
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   --s.messages_tx;
   s.bytes_tx -= ctx.payload<TxEvent>().msg_bytes;
 }
 
 std::uint64_t FlowNicLp::digest(std::uint32_t slot) const {
-  const State& s = states_[slot];
+  const State& s = state(slot);
   return murmur3_fmix64(murmur3_fmix64(murmur3_fmix64(s.id + 31) ^ s.messages_tx) ^ s.bytes_tx);
 }
 

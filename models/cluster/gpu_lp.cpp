@@ -30,23 +30,20 @@ std::int32_t value_of(const std::map<std::uint64_t, std::int32_t>& balance, std:
 }
 }  // namespace
 
-std::uint32_t GpuLp::add_lp(LpId id) {
+GpuLp::State GpuLp::make_state(LpId id) {
   State s;
   s.id = id;
   s.gpu = topo_.gpu_of(id);
+  return s;
+}
+
+// The per-slot side tables: the wait clock, the op cache and the commit notes.
+void GpuLp::on_added(std::uint32_t, LpId id) {
   if (series_ != nullptr) series_->add_gpu(id);  // component local index == slot
-  states_.push_back(std::move(s));
   clocks_.emplace_back();
   op_cache_.resize(op_cache_.size() + kOpCacheWays);
   notes_.resize(notes_.size() + kCommitNotes);
   note_next_.push_back(0);
-  return static_cast<std::uint32_t>(states_.size() - 1);
-}
-
-std::optional<std::uint32_t> GpuLp::slot_of(LpId id) const {
-  for (std::uint32_t i = 0; i < states_.size(); ++i)
-    if (states_[i].id == id) return i;
-  return std::nullopt;
 }
 
 void GpuLp::init(std::uint32_t, LpContext& ctx) {
@@ -54,8 +51,7 @@ void GpuLp::init(std::uint32_t, LpContext& ctx) {
 }
 
 const GpuOp* GpuLp::fetch(const State& s, std::uint64_t index) const {
-  OpCache& c =
-      op_cache_[static_cast<std::size_t>(&s - states_.data()) * kOpCacheWays + (index % kOpCacheWays)];
+  OpCache& c = op_cache_[std::size_t{slot_of_state(s)} * kOpCacheWays + (index % kOpCacheWays)];
   if (c.index != index) {
     const auto op = program_->op(s.gpu, index);
     c.index = index;
@@ -85,7 +81,7 @@ GpuLp::CommitNote GpuLp::noted(std::uint32_t slot, std::uint64_t index) const {
   const CommitNote* notes = notes_.data() + std::size_t{slot} * kCommitNotes;
   for (std::size_t i = 0; i < kCommitNotes; ++i)
     if (notes[i].index == index) return notes[i];
-  return CommitNote::of(index, op_at(states_[slot], index));
+  return CommitNote::of(index, op_at(state(slot), index));
 }
 
 void GpuLp::advance(State& s, LpContext& ctx) {
@@ -165,7 +161,7 @@ void GpuLp::undo_op(State& s, const GpuOp& op) {
 }
 
 void GpuLp::forward(std::uint32_t slot, LpContext& ctx) {
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   auto& e = ctx.payload<GpuEvent>();
   if (series_ != nullptr) series_->prefetch_gpu(slot);
   e.saved_pc = s.pc;
@@ -201,7 +197,7 @@ void GpuLp::forward(std::uint32_t slot, LpContext& ctx) {
 }
 
 void GpuLp::reverse(std::uint32_t slot, LpContext& ctx) {
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   const auto& e = ctx.payload<GpuEvent>();
   for (std::uint64_t i = s.pc; i > e.saved_pc; --i) undo_op(s, op_at(s, i - 1));
   s.pc = e.saved_pc;
@@ -272,14 +268,15 @@ void GpuLp::commit(std::uint32_t slot, LpContext& ctx) {
 }
 
 std::uint64_t GpuLp::digest(std::uint32_t slot) const {
-  const State& s = states_[slot];
+  const State& s = state(slot);
   std::uint64_t h = murmur3_fmix64(s.id + 1);
   for (std::uint64_t v : {s.pc, std::uint64_t{s.pending}, std::uint64_t{s.unmatched},
                           std::uint64_t{s.computing} | std::uint64_t{s.done} << 1, s.finish_ps, s.busy_ps,
                           s.bytes_sent, s.bytes_received, s.messages_arrived}) {
     h = murmur3_fmix64(h ^ v);
   }
-  for (const auto& [key, value] : s.balance) h = murmur3_fmix64(h ^ key ^ (static_cast<std::uint64_t>(value) << 7));
+  for (const auto& [key, value] : s.balance)
+    h = murmur3_fmix64(h ^ key ^ (static_cast<std::uint64_t>(value) << 7));
   return h;
 }
 

@@ -7,34 +7,33 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <optional>
 #include <vector>
 
-#include "engine/lp_type.hpp"
-#include "models/cluster/cluster_series.hpp"
+#include "models/cluster/cluster_lp_type.hpp"
 #include "models/cluster/gpu_program.hpp"
-#include "models/cluster/topology.hpp"
 
 namespace warpsim::cluster {
 
-class GpuLp final : public LpType {
+struct GpuState {
+  LpId id = 0;
+  std::uint32_t gpu = 0;        // GPU index (the program's and the collectives' numbering)
+  std::uint64_t pc = 0;         // index of the next op to run
+  std::uint32_t pending = 0;    // posted sends and storage requests not yet complete
+  std::uint32_t unmatched = 0;  // posted receives whose message has not arrived
+  bool computing = false;
+  bool done = false;
+  SimTime finish_ps = 0;  // when the program ended
+  SimTime busy_ps = 0;    // total compute time
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t bytes_received = 0;  // bytes of posted receives
+  std::uint64_t messages_arrived = 0;
+  // (peer << 32 | tag) -> arrivals minus posted receives; zero entries are erased.
+  std::map<std::uint64_t, std::int32_t> balance;
+};
+
+class GpuLp final : public ClusterLpType<GpuState> {
  public:
-  struct State {
-    LpId id = 0;
-    std::uint32_t gpu = 0;        // GPU index (the program's and the collectives' numbering)
-    std::uint64_t pc = 0;         // index of the next op to run
-    std::uint32_t pending = 0;    // posted sends and storage requests not yet complete
-    std::uint32_t unmatched = 0;  // posted receives whose message has not arrived
-    bool computing = false;
-    bool done = false;
-    SimTime finish_ps = 0;  // when the program ended
-    SimTime busy_ps = 0;    // total compute time
-    std::uint64_t bytes_sent = 0;
-    std::uint64_t bytes_received = 0;  // bytes of posted receives
-    std::uint64_t messages_arrived = 0;
-    // (peer << 32 | tag) -> arrivals minus posted receives; zero entries are erased.
-    std::map<std::uint64_t, std::int32_t> balance;
-  };
+  using State = GpuState;
 
   // Time the GPU's stream stood blocked on Waits, per wait label (GpuOp::wait_label). Kept by the commit
   // handler, so it sees only committed history in timestamp order and needs no reverse.
@@ -46,7 +45,7 @@ class GpuLp final : public LpType {
   };
 
   GpuLp(const Topology& topology, std::shared_ptr<const GpuProgram> program)
-      : topo_(topology), program_(std::move(program)) {}
+      : ClusterLpType(topology), program_(std::move(program)) {}
   std::string_view name() const override { return "gpu"; }
   // The state, its wait clock, its decoded-op cache and its commit notes (the balance map's nodes come on
   // top).
@@ -54,24 +53,19 @@ class GpuLp final : public LpType {
     return sizeof(State) + sizeof(WaitClock) + kOpCacheWays * sizeof(OpCache) +
            kCommitNotes * sizeof(CommitNote) + sizeof(decltype(note_next_)::value_type);
   }
-  std::uint32_t add_lp(LpId id) override;
   void init(std::uint32_t slot, LpContext& ctx) override;
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
-  bool checkpointable() const override { return true; }
   void save(std::uint32_t slot, std::ostream& out) const override;
   void load(std::uint32_t slot, std::istream& in) override;
-  // Time series (null = none); set before the engine adds LPs.
-  void set_series(ClusterSeries* series) { series_ = series; }
 
-  std::size_t size() const { return states_.size(); }
-  const State& state(std::uint32_t slot) const { return states_[slot]; }
   const WaitClock& wait_clock(std::uint32_t slot) const { return clocks_[slot]; }
-  std::optional<std::uint32_t> slot_of(LpId id) const;
 
  private:
+  State make_state(LpId id) override;
+  void on_added(std::uint32_t slot, LpId id) override;
   // The op at `index` of the GPU's program, or null past its end. Decoding an op from the lazy program
   // costs more than the rest of a handler, and a GPU asks for the same op again and again: the Wait it is
   // blocked on at every arrival, and the op its commit handler looks up right after forward() ran it. So
@@ -82,9 +76,7 @@ class GpuLp final : public LpType {
   void advance(State& s, LpContext& ctx);
   void undo_op(State& s, const GpuOp& op);
 
-  const Topology& topo_;
   std::shared_ptr<const GpuProgram> program_;
-  std::vector<State> states_;
   std::vector<WaitClock> clocks_;
   struct OpCache {
     std::uint64_t index = ~std::uint64_t{0};  // none yet
@@ -116,7 +108,6 @@ class GpuLp final : public LpType {
   CommitNote noted(std::uint32_t slot, std::uint64_t index) const;
   std::vector<CommitNote> notes_;        // per slot: kCommitNotes
   std::vector<std::uint8_t> note_next_;  // per slot: the note to replace next
-  ClusterSeries* series_ = nullptr;
 };
 
 }  // namespace warpsim::cluster

@@ -21,21 +21,12 @@ namespace {
 using ckpt::get;
 using ckpt::put;
 
-// Every record starts with the LP id: a record of another LP means a mismatched or corrupt checkpoint.
-void check_id(std::istream& in, LpId expected, std::string_view type) {
-  const auto id = get<LpId>(in);
-  if (id != expected) {
-    throw CheckpointError("checkpoint data is malformed: " + std::string(type) + " record of LP " +
-                          std::to_string(id) + " where LP " + std::to_string(expected) + " was expected");
-  }
-}
-
 constexpr std::uint64_t kMaxEntries = std::uint64_t{1} << 32;
 
 }  // namespace
 
 void GpuLp::save(std::uint32_t slot, std::ostream& out) const {
-  const State& s = states_[slot];
+  const State& s = state(slot);
   put(out, s.id);
   put(out, s.gpu);
   put(out, s.pc);
@@ -62,10 +53,10 @@ void GpuLp::save(std::uint32_t slot, std::ostream& out) const {
 
 void GpuLp::load(std::uint32_t slot, std::istream& in) {
   State s;
-  check_id(in, states_[slot].id, name());
-  s.id = states_[slot].id;
+  expect_id(in, slot);
+  s.id = state(slot).id;
   s.gpu = get<std::uint32_t>(in);
-  if (s.gpu != states_[slot].gpu) throw CheckpointError("checkpoint data is malformed: GPU index differs");
+  if (s.gpu != state(slot).gpu) throw CheckpointError("checkpoint data is malformed: GPU index differs");
   s.pc = get<std::uint64_t>(in);
   s.pending = get<std::uint32_t>(in);
   s.unmatched = get<std::uint32_t>(in);
@@ -88,12 +79,12 @@ void GpuLp::load(std::uint32_t slot, std::istream& in) {
     throw CheckpointError("checkpoint data is malformed: GPU wait label out of range");
   c.open = get<std::uint8_t>(in) != 0;
   for (SimTime& t : c.blocked_ps) t = get<SimTime>(in);
-  states_[slot] = std::move(s);
+  mutable_state(slot) = std::move(s);
   clocks_[slot] = c;
 }
 
 void NicLp::save(std::uint32_t slot, std::ostream& out) const {
-  const State& s = states_[slot];
+  const State& s = state(slot);
   put(out, s.id);
   put(out, s.busy_until);
   for (std::uint64_t v : {s.bytes_tx, s.bytes_rx, s.packets_tx, s.packets_rx, s.messages_tx, s.messages_rx})
@@ -102,8 +93,8 @@ void NicLp::save(std::uint32_t slot, std::ostream& out) const {
 }
 
 void NicLp::load(std::uint32_t slot, std::istream& in) {
-  State& s = states_[slot];
-  check_id(in, s.id, name());
+  State& s = mutable_state(slot);
+  expect_id(in, slot);
   State t = s;
   t.busy_until = get<decltype(t.busy_until)>(in);
   for (std::uint64_t* v :
@@ -114,7 +105,7 @@ void NicLp::load(std::uint32_t slot, std::istream& in) {
 }
 
 void SwitchLp::save(std::uint32_t slot, std::ostream& out) const {
-  const State& s = states_[slot];
+  const State& s = state(slot);
   put(out, s.id);
   put(out, s.packets);
   put(out, s.overflows);
@@ -128,8 +119,8 @@ void SwitchLp::save(std::uint32_t slot, std::ostream& out) const {
 }
 
 void SwitchLp::load(std::uint32_t slot, std::istream& in) {
-  State& s = states_[slot];
-  check_id(in, s.id, name());
+  State& s = mutable_state(slot);
+  expect_id(in, slot);
   State t = s;
   t.packets = get<std::uint64_t>(in);
   t.overflows = get<std::uint64_t>(in);
@@ -146,14 +137,14 @@ void SwitchLp::load(std::uint32_t slot, std::istream& in) {
 }
 
 void StorageLp::save(std::uint32_t slot, std::ostream& out) const {
-  const State& s = states_[slot];
+  const State& s = state(slot);
   put(out, s.id);
   for (std::uint64_t v : {s.busy_until, s.requests, s.bytes_read, s.bytes_written, s.busy_ps}) put(out, v);
 }
 
 void StorageLp::load(std::uint32_t slot, std::istream& in) {
-  State& s = states_[slot];
-  check_id(in, s.id, name());
+  State& s = mutable_state(slot);
+  expect_id(in, slot);
   State t = s;
   for (std::uint64_t* v : {&t.busy_until, &t.requests, &t.bytes_read, &t.bytes_written, &t.busy_ps})
     *v = get<std::uint64_t>(in);
@@ -161,22 +152,22 @@ void StorageLp::load(std::uint32_t slot, std::istream& in) {
 }
 
 void FlowNicLp::save(std::uint32_t slot, std::ostream& out) const {
-  const State& s = states_[slot];
+  const State& s = state(slot);
   put(out, s.id);
   put(out, s.messages_tx);
   put(out, s.bytes_tx);
 }
 
 void FlowNicLp::load(std::uint32_t slot, std::istream& in) {
-  State& s = states_[slot];
-  check_id(in, s.id, name());
+  State& s = mutable_state(slot);
+  expect_id(in, slot);
   const auto messages = get<std::uint64_t>(in);
   s.bytes_tx = get<std::uint64_t>(in);
   s.messages_tx = messages;
 }
 
 void FlowNetworkLp::save(std::uint32_t slot, std::ostream& out) const {
-  const State& s = states_[slot];
+  const State& s = state(slot);
   // At a cut every event is committed, and commit() drops each event's undo record.
   if (!s.undo.empty()) throw std::logic_error("flow network saved with uncommitted events");
   put(out, s.id);
@@ -200,8 +191,8 @@ void FlowNetworkLp::save(std::uint32_t slot, std::ostream& out) const {
 }
 
 void FlowNetworkLp::load(std::uint32_t slot, std::istream& in) {
-  State& s = states_[slot];
-  check_id(in, s.id, name());
+  State& s = mutable_state(slot);
+  expect_id(in, slot);
   State t;
   t.id = s.id;
   Stats& st = t.stats;

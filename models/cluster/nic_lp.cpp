@@ -15,22 +15,8 @@ std::uint64_t packet_size(const TxEvent& tx, std::uint32_t packet_bytes) {
 }
 }  // namespace
 
-std::uint32_t NicLp::add_lp(LpId id) {
-  State s;
-  s.id = id;
-  if (series_ != nullptr) series_->add_nic(id);  // component local index == slot
-  states_.push_back(s);
-  return static_cast<std::uint32_t>(states_.size() - 1);
-}
-
-std::optional<std::uint32_t> NicLp::slot_of(LpId id) const {
-  for (std::uint32_t i = 0; i < states_.size(); ++i)
-    if (states_[i].id == id) return i;
-  return std::nullopt;
-}
-
 void NicLp::forward(std::uint32_t slot, LpContext& ctx) {
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   const SimTime now = ctx.now();
   if (series_ != nullptr) series_->prefetch_nic(slot);
   if (ctx.kind() == kNicTx) {
@@ -82,7 +68,7 @@ void NicLp::forward(std::uint32_t slot, LpContext& ctx) {
 }
 
 void NicLp::reverse(std::uint32_t slot, LpContext& ctx) {
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   if (ctx.kind() == kNicTx) {
     const auto& tx = ctx.payload<TxEvent>();
     const std::uint32_t port = topo_.route(s.id, tx.src_gpu, tx.dst_gpu, 0);
@@ -137,7 +123,7 @@ void NicLp::commit(std::uint32_t slot, LpContext& ctx) {
 }
 
 std::uint64_t NicLp::digest(std::uint32_t slot) const {
-  const State& s = states_[slot];
+  const State& s = state(slot);
   std::uint64_t h = murmur3_fmix64(s.id + 7);
   for (std::uint64_t v : {s.busy_until[0], s.busy_until[1], s.bytes_tx, s.bytes_rx, s.packets_tx,
                           s.packets_rx, s.messages_tx, s.messages_rx, s.busy_ps}) {

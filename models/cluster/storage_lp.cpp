@@ -9,24 +9,10 @@
 
 namespace warpsim::cluster {
 
-std::uint32_t StorageLp::add_lp(LpId id) {
-  State s;
-  s.id = id;
-  if (series_ != nullptr) series_->add_storage(id);  // component local index == slot
-  states_.push_back(s);
-  return static_cast<std::uint32_t>(states_.size() - 1);
-}
-
-std::optional<std::uint32_t> StorageLp::slot_of(LpId id) const {
-  for (std::uint32_t i = 0; i < states_.size(); ++i)
-    if (states_[i].id == id) return i;
-  return std::nullopt;
-}
-
 void StorageLp::forward(std::uint32_t slot, LpContext& ctx) {
   if (ctx.kind() != kStorageRequest)
     throw std::logic_error("storage: unexpected event kind " + std::to_string(ctx.kind()));
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   auto& r = ctx.payload<StorageEvent>();
   const auto& p = topo_.params();
   const SimTime now = ctx.now();
@@ -41,7 +27,7 @@ void StorageLp::forward(std::uint32_t slot, LpContext& ctx) {
 }
 
 void StorageLp::reverse(std::uint32_t slot, LpContext& ctx) {
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   const auto& r = ctx.payload<StorageEvent>();
   s.busy_until = r.saved_busy;
   --s.requests;
@@ -70,7 +56,7 @@ void StorageLp::commit(std::uint32_t slot, LpContext& ctx) {
 }
 
 std::uint64_t StorageLp::digest(std::uint32_t slot) const {
-  const State& s = states_[slot];
+  const State& s = state(slot);
   std::uint64_t h = murmur3_fmix64(s.id + 29);
   for (std::uint64_t v : {s.busy_until, s.requests, s.bytes_read, s.bytes_written, s.busy_ps})
     h = murmur3_fmix64(h ^ v);

@@ -4,47 +4,36 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <vector>
 
-#include "engine/lp_type.hpp"
-#include "models/cluster/cluster_series.hpp"
-#include "models/cluster/topology.hpp"
+#include "models/cluster/cluster_lp_type.hpp"
 
 namespace warpsim::cluster {
 
-class StorageLp final : public LpType {
- public:
-  struct State {
-    LpId id = 0;
-    SimTime busy_until = 0;
-    std::uint64_t requests = 0;
-    std::uint64_t bytes_read = 0, bytes_written = 0;
-    SimTime busy_ps = 0;
-  };
+struct StorageState {
+  LpId id = 0;
+  SimTime busy_until = 0;
+  std::uint64_t requests = 0;
+  std::uint64_t bytes_read = 0, bytes_written = 0;
+  SimTime busy_ps = 0;
+};
 
-  explicit StorageLp(const Topology& topology) : topo_(topology) {}
+class StorageLp final : public ClusterLpType<StorageState> {
+ public:
+  using State = StorageState;
+
+  explicit StorageLp(const Topology& topology) : ClusterLpType(topology) {}
   std::string_view name() const override { return "storage"; }
-  std::size_t state_bytes() const override { return sizeof(State); }
-  std::uint32_t add_lp(LpId id) override;
-  void init(std::uint32_t, LpContext&) override {}
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
-  bool checkpointable() const override { return true; }
   void save(std::uint32_t slot, std::ostream& out) const override;
   void load(std::uint32_t slot, std::istream& in) override;
-  // Time series (null = none); set before the engine adds LPs.
-  void set_series(ClusterSeries* series) { series_ = series; }
-
-  const State& state(std::uint32_t slot) const { return states_[slot]; }
-  std::optional<std::uint32_t> slot_of(LpId id) const;
 
  private:
-  const Topology& topo_;
-  std::vector<State> states_;
-  ClusterSeries* series_ = nullptr;
+  void on_added(std::uint32_t, LpId id) override {
+    if (series_ != nullptr) series_->add_storage(id);  // component local index == slot
+  }
 };
 
 }  // namespace warpsim::cluster

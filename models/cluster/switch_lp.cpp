@@ -9,21 +9,13 @@
 
 namespace warpsim::cluster {
 
-std::uint32_t SwitchLp::add_lp(LpId id) {
+SwitchLp::State SwitchLp::make_state(LpId id) {
   State s;
   s.id = id;
   s.ports.resize(topo_.port_count(id));
   // Packet::saved_port holds an output port in 16 bits.
   if (s.ports.size() > 0x10000) throw std::invalid_argument("switch: more than 65536 output ports");
-  if (series_ != nullptr) port0_.push_back(series_->add_switch(id));
-  states_.push_back(std::move(s));
-  return static_cast<std::uint32_t>(states_.size() - 1);
-}
-
-std::optional<std::uint32_t> SwitchLp::slot_of(LpId id) const {
-  for (std::uint32_t i = 0; i < states_.size(); ++i)
-    if (states_[i].id == id) return i;
-  return std::nullopt;
+  return s;
 }
 
 SimTime SwitchLp::ready_time(SimTime tail_arrival, std::uint32_t in_ser_ps) const {
@@ -40,7 +32,7 @@ std::uint64_t SwitchLp::depth(SimTime busy_until, SimTime ready, double gbps, st
 void SwitchLp::forward(std::uint32_t slot, LpContext& ctx) {
   if (ctx.kind() != kPacket)
     throw std::logic_error("switch: unexpected event kind " + std::to_string(ctx.kind()));
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   auto& p = ctx.payload<Packet>();
   const SimTime now = ctx.now();
   const std::uint32_t port = topo_.route(s.id, p.src_gpu, p.dst_gpu, flow_hash(p.src_gpu, p.dst_gpu, p.tag));
@@ -69,7 +61,7 @@ void SwitchLp::forward(std::uint32_t slot, LpContext& ctx) {
 }
 
 void SwitchLp::reverse(std::uint32_t slot, LpContext& ctx) {
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   const auto& p = ctx.payload<Packet>();
   const std::uint32_t port = topo_.route(s.id, p.src_gpu, p.dst_gpu, flow_hash(p.src_gpu, p.dst_gpu, p.tag));
   const PortPeer peer = topo_.peer(s.id, port);
@@ -116,7 +108,7 @@ void SwitchLp::commit(std::uint32_t slot, LpContext& ctx) {
 }
 
 std::uint64_t SwitchLp::digest(std::uint32_t slot) const {
-  const State& s = states_[slot];
+  const State& s = state(slot);
   std::uint64_t h = murmur3_fmix64(murmur3_fmix64(s.id + 13) ^ s.packets);
   h = murmur3_fmix64(h ^ s.overflows);
   for (const Port& q : s.ports) {

@@ -8,60 +8,52 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <vector>
 
-#include "engine/lp_type.hpp"
-#include "models/cluster/cluster_series.hpp"
-#include "models/cluster/topology.hpp"
+#include "models/cluster/cluster_lp_type.hpp"
 
 namespace warpsim::cluster {
 
-class SwitchLp final : public LpType {
- public:
-  struct Port {
-    SimTime busy_until = 0;  // when the last queued packet finishes serializing
-    std::uint64_t bytes_tx = 0;
-    std::uint64_t max_depth_bytes = 0;  // largest backlog seen by an arriving packet, itself included
-    SimTime busy_ps = 0;                // total serialization time
-  };
-  struct State {
-    LpId id = 0;
-    std::uint64_t packets = 0;
-    std::uint64_t overflows = 0;  // packets that found the port buffer full
-    std::vector<Port> ports;
-  };
+struct SwitchPort {
+  SimTime busy_until = 0;  // when the last queued packet finishes serializing
+  std::uint64_t bytes_tx = 0;
+  std::uint64_t max_depth_bytes = 0;  // largest backlog seen by an arriving packet, itself included
+  SimTime busy_ps = 0;                // total serialization time
+};
+struct SwitchState {
+  LpId id = 0;
+  std::uint64_t packets = 0;
+  std::uint64_t overflows = 0;  // packets that found the port buffer full
+  std::vector<SwitchPort> ports;
+};
 
-  explicit SwitchLp(const Topology& topology) : topo_(topology) {}
+class SwitchLp final : public ClusterLpType<SwitchState> {
+ public:
+  using Port = SwitchPort;
+  using State = SwitchState;
+
+  explicit SwitchLp(const Topology& topology) : ClusterLpType(topology) {}
   std::string_view name() const override { return "switch"; }
   // For the memory report: the fixed part plus the ports of a radix-64 switch (the vector is per LP).
   std::size_t state_bytes() const override { return sizeof(State) + 64 * sizeof(Port); }
-  std::uint32_t add_lp(LpId id) override;
-  void init(std::uint32_t, LpContext&) override {}
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
-  bool checkpointable() const override { return true; }
   void save(std::uint32_t slot, std::ostream& out) const override;
   void load(std::uint32_t slot, std::istream& in) override;
-  // Time series (null = none); set before the engine adds LPs.
-  void set_series(ClusterSeries* series) { series_ = series; }
-
-  std::size_t size() const { return states_.size(); }
-  const State& state(std::uint32_t slot) const { return states_[slot]; }
-  std::optional<std::uint32_t> slot_of(LpId id) const;
 
  private:
+  State make_state(LpId id) override;
+  void on_added(std::uint32_t, LpId id) override {
+    if (series_ != nullptr) port0_.push_back(series_->add_switch(id));
+  }
   // When a packet whose tail arrived at `tail_arrival` may start on its output port: after the switch
   // latency, counted from the tail (store-and-forward) or from the head (network.switching cut_through).
   SimTime ready_time(SimTime tail_arrival, std::uint32_t in_ser_ps) const;
   // Backlog (bytes) an arriving packet of `bytes` finds at port, itself included, when ready at `ready`.
   static std::uint64_t depth(SimTime busy_until, SimTime ready, double gbps, std::uint64_t bytes);
 
-  const Topology& topo_;
-  std::vector<State> states_;
-  ClusterSeries* series_ = nullptr;
   std::vector<std::uint32_t> port0_;  // [slot] -> series component of the switch's port 0
 };
 

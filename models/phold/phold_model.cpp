@@ -34,14 +34,12 @@ PholdLp::PholdLp(const PholdParams& params, SeriesRecorder* recorder)
                   "handled events that another LP had sent (a subset of events)"}});
 }
 
-std::uint32_t PholdLp::add_lp(LpId id) {
+void PholdLp::on_added(std::uint32_t slot, LpId id) {
   if (recorder_ != nullptr) {
     // The LP's slot is its component's local index (the type registers one component per LP, in order).
     const auto component = recorder_->add_component(series_kind_, id, "lp" + std::to_string(id));
-    if (component.local != states_.size()) throw std::logic_error("phold: component and slot out of step");
+    if (component.local != slot) throw std::logic_error("phold: component and slot out of step");
   }
-  states_.push_back(State{0, 0});
-  return static_cast<std::uint32_t>(states_.size() - 1);
 }
 
 SimTime PholdLp::draw_delay(LpContext& ctx) const {
@@ -53,7 +51,7 @@ void PholdLp::init(std::uint32_t, LpContext& ctx) {
 }
 
 void PholdLp::forward(std::uint32_t slot, LpContext& ctx) {
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   ++s.handled;
   s.checksum += key_hash(ctx.event_key());
   LpId dst = ctx.self();
@@ -62,7 +60,7 @@ void PholdLp::forward(std::uint32_t slot, LpContext& ctx) {
 }
 
 void PholdLp::reverse(std::uint32_t slot, LpContext& ctx) {
-  State& s = states_[slot];
+  State& s = mutable_state(slot);
   --s.handled;
   s.checksum -= key_hash(ctx.event_key());
 }
@@ -76,15 +74,7 @@ void PholdLp::commit(std::uint32_t slot, LpContext& ctx) {
 }
 
 std::uint64_t PholdLp::digest(std::uint32_t slot) const {
-  return mix(states_[slot].handled ^ mix(states_[slot].checksum));
-}
-
-void PholdLp::save(std::uint32_t slot, std::ostream& out) const {
-  ckpt::put(out, states_[slot]);
-}
-
-void PholdLp::load(std::uint32_t slot, std::istream& in) {
-  states_[slot] = ckpt::get<State>(in);
+  return mix(state(slot).handled ^ mix(state(slot).checksum));
 }
 
 }  // namespace warpsim::phold

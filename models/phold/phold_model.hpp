@@ -8,10 +8,10 @@
 
 #include <cstdint>
 #include <string_view>
-#include <vector>
 
 #include "engine/model.hpp"
 #include "engine/series_recorder.hpp"
+#include "engine/slotted_lp_type.hpp"
 
 namespace warpsim::phold {
 
@@ -26,7 +26,13 @@ struct PholdParams {
 inline constexpr SimTime kTimeUnit = kPicosPerMicro;
 SimTime to_engine_time(double units);
 
-class PholdLp final : public LpType {
+struct PholdState {
+  std::uint64_t handled;   // events handled
+  std::uint64_t checksum;  // sum of a hash of every handled event's key: order-sensitive to *which* events
+};
+
+// Checkpoints are the base's default: the State's bytes.
+class PholdLp final : public SlottedLpType<PholdState> {
  public:
   // Series of the "phold_lp" component kind, in declaration order.
   enum Metric : std::uint32_t { kEvents = 0, kRemoteEvents = 1 };
@@ -35,27 +41,19 @@ class PholdLp final : public LpType {
   // `recorder` (optional) must outlive the LP type; the type declares its component kind in it.
   PholdLp(const PholdParams& params, SeriesRecorder* recorder);
   std::string_view name() const override { return "phold"; }
-  std::size_t state_bytes() const override { return sizeof(State); }
-  std::uint32_t add_lp(LpId id) override;
   void init(std::uint32_t slot, LpContext& ctx) override;
   void forward(std::uint32_t slot, LpContext& ctx) override;
   void reverse(std::uint32_t slot, LpContext& ctx) override;
   void commit(std::uint32_t slot, LpContext& ctx) override;
   std::uint64_t digest(std::uint32_t slot) const override;
-  bool checkpointable() const override { return true; }
-  void save(std::uint32_t slot, std::ostream& out) const override;
-  void load(std::uint32_t slot, std::istream& in) override;
 
  private:
-  struct State {
-    std::uint64_t handled;   // events handled
-    std::uint64_t checksum;  // sum of a hash of every handled event's key: order-sensitive to *which* events
-  };
+  using State = PholdState;
+  void on_added(std::uint32_t slot, LpId id) override;
   SimTime draw_delay(LpContext& ctx) const;
 
   PholdParams params_;
   SimTime lookahead_ps_;
-  std::vector<State> states_;
   SeriesRecorder* recorder_ = nullptr;
   SeriesRecorder::KindId series_kind_ = 0;  // component `slot` of this kind is the LP in `slot`
 };

@@ -16,7 +16,6 @@ using cluster::GpuOp;
 using workload::CollectiveKind;
 using workload::OpKind;
 
-
 // Point-to-point tags live in [0, 2^31), collective tags in [2^31, 2^32), so a pipeline message is never
 // counted against a collective step. The GPU LP matches receives by (peer, tag) counts, so a rare hash
 // collision can only let a receive match a different message of the same peer early; it cannot deadlock
@@ -31,7 +30,7 @@ std::uint32_t collective_tag(const workload::Op& op, std::uint64_t step_index) {
   std::uint64_t h = splitmix64_finalize(op.step + 0x9e3779b97f4a7c15ull);
   for (const char c : op.name) h = splitmix64_finalize(h ^ static_cast<unsigned char>(c));
   h = splitmix64_finalize(h ^ (std::uint64_t{static_cast<std::uint8_t>(op.collective)} << 8 |
-                 static_cast<std::uint8_t>(op.group_kind)));
+                               static_cast<std::uint8_t>(op.group_kind)));
   h = splitmix64_finalize(h ^ step_index);
   return static_cast<std::uint32_t>(h & 0x7fffffffu) | 0x80000000u;
 }
@@ -102,14 +101,18 @@ CommClass comm_class(const workload::Op& op) {
 CollectiveOptions collective_options(const workload::Job& job) {
   const auto& t = job.params().training;
   CollectiveOptions o;
-  o.dp_tree = t.dp_allreduce_algorithm == "tree";
+  const cluster::CollectiveAlgorithm* dp = cluster::find_dp_allreduce_algorithm(t.dp_allreduce_algorithm);
+  if (dp == nullptr)  // the spec's validation refuses these first
+    throw std::invalid_argument("training.dp_allreduce_algorithm: '" + t.dp_allreduce_algorithm + "'");
+  o.dp_allreduce = dp->id;
   if (t.dp_tree_chunk_bytes != 0) o.tree_chunk_bytes = t.dp_tree_chunk_bytes;
   o.sync_p2p = job.degrees().pp_sync;
   return o;
 }
 
 bool uses_tree(const workload::Op& op, const CollectiveOptions& options) {
-  return options.dp_tree && op.kind == OpKind::kCollective && op.collective == CollectiveKind::kAllReduce &&
+  return options.dp_allreduce == cluster::Algorithm::kTree && op.kind == OpKind::kCollective &&
+         op.collective == CollectiveKind::kAllReduce &&
          (op.group_kind == workload::GroupKind::kDataContext ||
           op.group_kind == workload::GroupKind::kExpertDataContext);
 }

@@ -24,6 +24,7 @@
 #include <optional>
 #include <vector>
 
+#include "models/cluster/collective_algorithms.hpp"
 #include "models/cluster/gpu_program.hpp"
 #include "models/workload/gpu_program.hpp"
 #include "models/workload/job.hpp"
@@ -56,7 +57,8 @@ static_assert(static_cast<unsigned>(CommClass::kCount) < cluster::kWaitLabels);
 
 // How the adapter runs the collectives the spec lets it choose for (default: all rings).
 struct CollectiveOptions {
-  bool dp_tree = false;                          // data-parallel all-reduces as a double binary tree
+  // The data-parallel all-reduces' algorithm (ring or tree), from the collective-algorithm registry.
+  cluster::Algorithm dp_allreduce = cluster::Algorithm::kRing;
   std::uint64_t tree_chunk_bytes = 16ull << 20;  // the tree's pipeline chunk
   bool sync_p2p = false;                         // pipeline sends wait for their completion
 };

@@ -60,7 +60,7 @@ TEST(TreeAdapter, ProgramsAreCompleteMatchedAndUseTheTreeForDataParallelAllReduc
   spec::JobSpec js = spec::normalized(tree_job());
   spec::validate_job_spec(js);
   const auto job = std::make_shared<const workload::Job>(spec::to_job_params(js));
-  ASSERT_TRUE(collective_options(*job).dp_tree);
+  ASSERT_EQ(collective_options(*job).dp_allreduce, cluster::Algorithm::kTree);
   ASSERT_EQ(collective_options(*job).tree_chunk_bytes, 1'000'000u);
   constexpr std::uint32_t kSteps = 2, kTargets = 2;
   const TrainingProgram prog(job, kSteps, kTargets);
@@ -124,7 +124,7 @@ TEST(TreeAdapter, SpecFieldsAreValidated) {
   ring.mutable_training()->clear_dp_allreduce_algorithm();
   ring.mutable_training()->clear_dp_tree_chunk_bytes();
   EXPECT_NO_THROW(spec::validate_job_spec(ring));
-  EXPECT_FALSE(collective_options(workload::Job(spec::to_job_params(ring))).dp_tree);
+  EXPECT_EQ(collective_options(workload::Job(spec::to_job_params(ring))).dp_allreduce, cluster::Algorithm::kRing);
 }
 
 }  // namespace
