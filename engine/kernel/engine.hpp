@@ -11,13 +11,14 @@
 #include <utility>
 #include <vector>
 
+#include "engine/lp_context.hpp"
+#include "engine/model.hpp"
+
 #include "engine/kernel/engine_config.hpp"
 #include "engine/kernel/engine_stats.hpp"
 #include "engine/kernel/event_pool.hpp"
 #include "engine/kernel/local_index.hpp"
-#include "engine/lp_context.hpp"
 #include "engine/kernel/lp_map.hpp"
-#include "engine/model.hpp"
 #include "engine/kernel/mpi_transport.hpp"
 #include "engine/kernel/optimism_control.hpp"
 #include "engine/kernel/pending_queue.hpp"
