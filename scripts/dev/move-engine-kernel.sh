@@ -62,6 +62,7 @@ mapfile -d '' files < <(git ls-files -z -co --exclude-standard -- \
 names=$(printf '%s\n' "${kernel_files[@]}")
 export MOVE_KERNEL_NAMES=$names MOVE_KERNEL_CHECK=$check_only
 set +e
+# shellcheck disable=SC2016  # the Python program is single-quoted on purpose
 printf '%s\0' "${files[@]}" | python3 -c '
 import os, re, sys
 names = os.environ["MOVE_KERNEL_NAMES"].split()
