@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/lp_map.hpp"
+#include "engine/kernel/lp_map.hpp"
 
 namespace warpsim {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/lp_map.hpp"
+#include "engine/kernel/lp_map.hpp"
 #include "partition/partition_graph.hpp"
 
 namespace warpsim::partition {

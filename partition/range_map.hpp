@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/lp_map.hpp"
+#include "engine/kernel/lp_map.hpp"
 #include "partition/partition_graph.hpp"
 
 namespace warpsim::partition {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include "engine/mpi_session.hpp"
+#include "engine/kernel/mpi_session.hpp"
 
 int main(int argc, char** argv) {
   warpsim::MpiSession mpi(&argc, &argv);

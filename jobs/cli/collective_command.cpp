@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
 #include "jobs/cli/usage_error.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "engine/checkpoint_signal.hpp"
+#include "engine/kernel/checkpoint_signal.hpp"
 #include "jobs/cli/usage_error.hpp"
 
 namespace warpsim::cli {

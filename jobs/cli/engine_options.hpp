@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/engine.hpp"
-#include "engine/engine_config.hpp"
+#include "engine/kernel/engine.hpp"
+#include "engine/kernel/engine_config.hpp"
 #include "io/key_value_report.hpp"
 
 namespace warpsim::cli {

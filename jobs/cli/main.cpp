@@ -8,7 +8,7 @@
 #include <iostream>
 #include <vector>
 
-#include "engine/mpi_session.hpp"
+#include "engine/kernel/mpi_session.hpp"
 #include "io/logging.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/usage_error.hpp"

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/lp_map.hpp"
+#include "engine/kernel/lp_map.hpp"
 #include "jobs/cli/engine_options.hpp"
 #include "models/cluster/cluster_params.hpp"
 #include "models/training/lp_graph.hpp"

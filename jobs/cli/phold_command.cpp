@@ -14,7 +14,7 @@
 #include <sstream>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "engine/series_recorder.hpp"
 #include "io/hdf5_series_writer.hpp"
 #include "io/key_value_report.hpp"

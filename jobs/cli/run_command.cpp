@@ -19,7 +19,7 @@
 #include <google/protobuf/text_format.h>
 
 #include "engine/checkpoint_io.hpp"
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "io/key_value_report.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"

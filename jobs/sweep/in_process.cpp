@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/job_spec.hpp"
 #include "jobs/sweep/composite_model.hpp"

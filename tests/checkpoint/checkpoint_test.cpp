@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "engine/checkpoint_io.hpp"
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"

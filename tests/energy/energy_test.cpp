@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/energy/cluster_totals.hpp"
 #include "models/energy/power_model.hpp"

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "engine/event_pool.hpp"
+#include "engine/kernel/event_pool.hpp"
 
 namespace warpsim {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "engine/optimism_control.hpp"
+#include "engine/kernel/optimism_control.hpp"
 
 namespace warpsim {
 namespace {

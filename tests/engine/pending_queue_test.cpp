@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "engine/pending_queue.hpp"
+#include "engine/kernel/pending_queue.hpp"
 
 namespace warpsim {
 

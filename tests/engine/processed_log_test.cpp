@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "engine/processed_log.hpp"
+#include "engine/kernel/processed_log.hpp"
 
 namespace warpsim {
 namespace {

@@ -4,7 +4,7 @@
 #include <map>
 #include <random>
 
-#include "engine/remote_event_index.hpp"
+#include "engine/kernel/remote_event_index.hpp"
 
 namespace warpsim {
 

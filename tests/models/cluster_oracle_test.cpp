@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <memory>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"
 #include "models/cluster/fat_tree.hpp"

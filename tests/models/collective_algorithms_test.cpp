@@ -13,7 +13,7 @@
 #include <memory>
 #include <tuple>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"
 #include "models/cluster/hierarchical_collectives.hpp"

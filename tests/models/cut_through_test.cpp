@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "models/cluster/cluster_events.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "partition/block_map.hpp"

@@ -11,7 +11,7 @@
 #include <memory>
 #include <random>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "engine/lp_context.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"

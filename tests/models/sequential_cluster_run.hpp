@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "partition/block_map.hpp"
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <set>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"
 #include "models/cluster/tree_collectives.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "models/phold/phold_model.hpp"
 #include "partition/block_map.hpp"
 #include "tests/engine/tricky_model.hpp"

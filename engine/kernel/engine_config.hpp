@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/checkpoint_config.hpp"
+#include "engine/kernel/checkpoint_config.hpp"
 #include "engine/sim_time.hpp"
 
 namespace warpsim {
@@ -29,7 +29,7 @@ struct EngineConfig {
   // 0 = automatic (16 x gvt_interval).
   std::uint64_t max_uncommitted = 0;
   // Optimistic: give each rank a window of simulated time beyond GVT that adapts to the share of its recent
-  // work that was rolled back (engine/optimism_control.hpp), or none (fixed: only max_uncommitted and
+  // work that was rolled back (engine/kernel/optimism_control.hpp), or none (fixed: only max_uncommitted and
   // optimism_window throttle). Automatic: adaptive where the node runs more ranks than it has CPUs, so that
   // a throttled (sleeping) rank's CPU goes to ranks with useful work; fixed otherwise, where waiting would
   // leave the rank's core idle.

@@ -18,8 +18,8 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/checkpoint_io.hpp"
-#include "engine/checkpoint_signal.hpp"
-#include "engine/engine.hpp"
+#include "engine/kernel/checkpoint_signal.hpp"
+#include "engine/kernel/engine.hpp"
 
 namespace warpsim {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 
 namespace warpsim {
 

@@ -1,5 +1,5 @@
 // MPI event transport implementation (see mpi_transport.hpp).
-#include "engine/mpi_transport.hpp"
+#include "engine/kernel/mpi_transport.hpp"
 
 #include <cstring>
 #include <stdexcept>

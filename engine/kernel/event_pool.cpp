@@ -1,5 +1,5 @@
 // Event pool implementation (see event_pool.hpp).
-#include "engine/event_pool.hpp"
+#include "engine/kernel/event_pool.hpp"
 
 #include <stdexcept>
 

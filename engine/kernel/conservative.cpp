@@ -3,7 +3,7 @@
 // deliver their messages and agree on the next window.
 #include <algorithm>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 
 namespace warpsim {
 

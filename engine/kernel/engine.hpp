@@ -11,18 +11,19 @@
 #include <utility>
 #include <vector>
 
-#include "engine/engine_config.hpp"
-#include "engine/engine_stats.hpp"
-#include "engine/event_pool.hpp"
-#include "engine/local_index.hpp"
 #include "engine/lp_context.hpp"
-#include "engine/lp_map.hpp"
 #include "engine/model.hpp"
-#include "engine/mpi_transport.hpp"
-#include "engine/optimism_control.hpp"
-#include "engine/pending_queue.hpp"
-#include "engine/processed_log.hpp"
-#include "engine/remote_event_index.hpp"
+
+#include "engine/kernel/engine_config.hpp"
+#include "engine/kernel/engine_stats.hpp"
+#include "engine/kernel/event_pool.hpp"
+#include "engine/kernel/local_index.hpp"
+#include "engine/kernel/lp_map.hpp"
+#include "engine/kernel/mpi_transport.hpp"
+#include "engine/kernel/optimism_control.hpp"
+#include "engine/kernel/pending_queue.hpp"
+#include "engine/kernel/processed_log.hpp"
+#include "engine/kernel/remote_event_index.hpp"
 
 namespace warpsim {
 

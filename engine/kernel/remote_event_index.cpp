@@ -1,5 +1,5 @@
 // Remote event index implementation (see remote_event_index.hpp).
-#include "engine/remote_event_index.hpp"
+#include "engine/kernel/remote_event_index.hpp"
 
 namespace warpsim {
 

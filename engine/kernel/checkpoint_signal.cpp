@@ -1,6 +1,6 @@
 // Signal flag behind checkpoint_signal.hpp. A signal handler may only touch a volatile sig_atomic_t, hence
 // the one file-scope variable.
-#include "engine/checkpoint_signal.hpp"
+#include "engine/kernel/checkpoint_signal.hpp"
 
 #include <csignal>
 

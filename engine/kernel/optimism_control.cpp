@@ -1,5 +1,5 @@
 // Adaptive optimism control (see optimism_control.hpp).
-#include "engine/optimism_control.hpp"
+#include "engine/kernel/optimism_control.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // Local LP index construction (see local_index.hpp).
-#include "engine/local_index.hpp"
+#include "engine/kernel/local_index.hpp"
 
 #include <bit>
 

@@ -1,5 +1,5 @@
 // Engine set-up, event scheduling, the sequential kernel, and the result reduction.
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "engine/hash.hpp"
-#include "engine/process_memory.hpp"
+#include "engine/kernel/process_memory.hpp"
 
 namespace warpsim {
 

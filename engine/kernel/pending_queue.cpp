@@ -1,5 +1,5 @@
 // Bucketed pending queue: refilling the heap from the next bucket, and re-bucketing the overflow list.
-#include "engine/pending_queue.hpp"
+#include "engine/kernel/pending_queue.hpp"
 
 namespace warpsim {
 
