@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "engine/kernel/engine.hpp"
 #include "engine/lp_type_registry.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "models/cluster/cluster_model.hpp"
