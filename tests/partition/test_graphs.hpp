@@ -6,7 +6,7 @@
 
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/experiment_spec.hpp"
-#include "models/training/lp_graph.hpp"
+#include "experiment/lp_graph.hpp"
 
 namespace warpsim::partition::test {
 
