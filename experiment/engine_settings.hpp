@@ -29,7 +29,8 @@ struct EngineOptions {
   bool graph_partitions = false;
 };
 
-// Where the settings a spec can also set came from, for error messages (experiment/settings.hpp).
+// Where the settings a spec can also set came from, for error messages (experiment/settings.hpp): a flag
+// ("--sync") or a spec field ("experiment spec: simulation.sync").
 struct SettingSources {
   std::string sync = "--sync";
   std::string partition = "--partition";

@@ -30,9 +30,15 @@ EngineSettings resolve_engine_settings(EngineOptions flags, const SpecOverriding
   out.options.sync = sync.value;
   out.options.seed = seed.value;
   out.options.partition = partition.value;
-  // A default is the flag's default: its errors name the flag.
-  out.sources.sync = sync.source == "default" ? "--sync" : sync.source;
-  out.sources.partition = partition.source == "default" ? "--partition" : partition.source;
+  // A default is the flag's default: its errors name the flag. A spec field's errors read like the spec
+  // loader's ("experiment spec: simulation.sync ...").
+  const auto named = [](const std::string& source, const char* flag) {
+    return source == "default"        ? std::string(flag)
+           : source.starts_with("--") ? source
+                                      : "experiment spec: " + source;
+  };
+  out.sources.sync = named(sync.source, "--sync");
+  out.sources.partition = named(partition.source, "--partition");
   return out;
 }
 

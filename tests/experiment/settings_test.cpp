@@ -52,8 +52,8 @@ TEST(EngineSettings, SpecAppliesUnlessTheFlagWasGiven) {
   EXPECT_EQ(s.options.sync, "conservative");
   EXPECT_EQ(s.options.seed, 7);
   EXPECT_EQ(s.options.partition, "round-robin");
-  EXPECT_EQ(s.sources.sync, "simulation.sync");
-  EXPECT_EQ(s.sources.partition, "simulation.partition");
+  EXPECT_EQ(s.sources.sync, "experiment spec: simulation.sync");
+  EXPECT_EQ(s.sources.partition, "experiment spec: simulation.partition");
 
   flags.sync = "sequential";
   flags.seed = 9;
@@ -79,7 +79,8 @@ TEST(EngineSettings, ErrorsNameTheSettingsSource) {
   spec::SimulationSpec sim;
   sim.set_partition("greedy");
   EngineSettings s = resolve_engine_settings(EngineOptions{}, {}, sim);
-  EXPECT_EQ(error_of(s).rfind("simulation.partition: unknown strategy 'greedy'", 0), 0u) << error_of(s);
+  EXPECT_EQ(error_of(s).rfind("experiment spec: simulation.partition: unknown strategy 'greedy'", 0), 0u)
+      << error_of(s);
 
   EngineOptions flags;
   flags.partition = "greedy";
@@ -97,7 +98,9 @@ TEST(EngineSettings, SequentialOnSeveralRanksIsTheEnginesCheckNamingTheSource) {
   sim.set_sync("sequential");
   const EngineSettings from_spec = resolve_engine_settings(EngineOptions{}, {}, sim);
   EXPECT_EQ(error_of(from_spec, 1), "");
-  EXPECT_EQ(error_of(from_spec, 2).rfind("simulation.sync sequential runs on exactly 1 rank (got 2)", 0), 0u)
+  EXPECT_EQ(error_of(from_spec, 2)
+                .rfind("experiment spec: simulation.sync sequential runs on exactly 1 rank (got 2)", 0),
+            0u)
       << error_of(from_spec, 2);
   EngineOptions flags;
   flags.sync = "sequential";
