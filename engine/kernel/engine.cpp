@@ -47,6 +47,15 @@ bool node_oversubscribed(MPI_Comm comm) {
 }
 }  // namespace
 
+std::optional<ConfigProblem> check_config(const EngineConfig& config, int ranks) {
+  if (config.sync == SyncMode::kSequential && ranks != 1) {
+    return ConfigProblem{ConfigSetting::kSync, "runs on exactly 1 rank (got " + std::to_string(ranks) +
+                                                   "); use conservative or optimistic for more"};
+  }
+  if (config.end_time == 0) return ConfigProblem{ConfigSetting::kEndTime, "end time must be > 0"};
+  return std::nullopt;
+}
+
 Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_Comm comm)
     : model_(model),
       map_(map),
@@ -60,11 +69,12 @@ Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_C
     throw std::invalid_argument("partition has " + std::to_string(map_.rank_count()) +
                                 " ranks but the run has " + std::to_string(ranks_));
   }
-  if (config_.sync == SyncMode::kSequential && ranks_ != 1) {
-    throw std::invalid_argument("sync mode 'sequential' runs on exactly 1 rank (got " +
-                                std::to_string(ranks_) + "); use conservative or optimistic for more");
+  if (const auto problem = check_config(config_, ranks_)) {
+    throw std::invalid_argument(problem->setting == ConfigSetting::kSync
+                                    ? "sync mode '" + std::string(to_string(config_.sync)) + "' " +
+                                          problem->message
+                                    : problem->message);
   }
-  if (config_.end_time == 0) throw std::invalid_argument("end time must be > 0");
   lookahead_ = model_.lookahead();
   if (config_.sync == SyncMode::kConservative && lookahead_ == 0) {
     throw std::invalid_argument("the conservative mode needs a model lookahead > 0");

@@ -63,4 +63,14 @@ struct EngineConfig {
   CheckpointConfig checkpoint;
 };
 
+// What the engine refuses to run with: the one check of the settings that depend on the rank count, which
+// the Engine constructor applies (std::invalid_argument) and front ends call first, to name their flag.
+enum class ConfigSetting { kSync, kEndTime };
+struct ConfigProblem {
+  ConfigSetting setting;
+  std::string
+      message;  // completes "<setting's name> <value> ...", e.g. "runs on exactly 1 rank (got 4); ..."
+};
+std::optional<ConfigProblem> check_config(const EngineConfig& config, int ranks);
+
 }  // namespace warpsim

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "engine/kernel/engine.hpp"
+#include "experiment/fidelity.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
 #include "jobs/cli/usage_error.hpp"
@@ -79,12 +80,12 @@ std::string hex(std::uint64_t v) {
 
 int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   if (o.cluster.empty()) throw UsageError("--cluster is required");
-  cluster::ClusterParams params = spec::to_cluster_params(spec::load_cluster_spec(o.cluster));
-  if (!o.fidelity.empty()) {
-    if (o.fidelity != "packet" && o.fidelity != "flow")
-      throw UsageError("--fidelity: must be packet or flow (got '" + o.fidelity + "')");
-    params.fidelity = o.fidelity == "flow" ? cluster::Fidelity::kFlow : cluster::Fidelity::kPacket;
-  }
+  const spec::ClusterSpec cluster_spec = spec::load_cluster_spec(o.cluster);
+  cluster::ClusterParams params = spec::to_cluster_params(cluster_spec);
+  // --fidelity overrides the cluster's network.fidelity (the one rule: experiment/fidelity.hpp).
+  const auto fidelity = experiment::resolve_fidelity(o.fidelity, {}, cluster_spec.network().fidelity());
+  if (!fidelity.error_field.empty()) throw UsageError(fidelity.error_field + ": " + fidelity.error);
+  params.fidelity = fidelity.fidelity;
   const auto collective = cluster::parse_collective(o.op);
   if (!collective) {
     throw UsageError("--op: unknown collective '" + o.op +
@@ -137,10 +138,7 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
     throw UsageError("--step-factor must be >= 2 (got " + std::to_string(o.step_factor) + ")");
   // About 11.5 simulated days: far beyond any collective, far from the clock's end.
   constexpr SimTime kEnd = SimTime{1'000'000'000} * kPicosPerSecond;
-  const EngineConfig config = to_engine_config(o.engine, kEnd, kPicosPerNano);
-  if (config.sync == SyncMode::kSequential && ranks != 1) {
-    throw UsageError("--sync sequential runs on 1 rank (got " + std::to_string(ranks) + ")");
-  }
+  const EngineConfig config = to_engine_config(o.engine, kEnd, kPicosPerNano, ranks);
 
   if (rank == 0) {
     std::cout << "# warpsim collective: " << to_string(*collective) << " " << o.algo << ", " << group.count

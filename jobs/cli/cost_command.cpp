@@ -14,13 +14,13 @@
 #include <sstream>
 #include <string>
 
+#include "experiment/run_economics.hpp"
+#include "experiment/training_setup.hpp"
 #include "io/key_value_report.hpp"
 #include "jobs/cli/command_registry.hpp"
-#include "jobs/cli/run_economics.hpp"
 #include "jobs/cli/usage_error.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/experiment_spec.hpp"
-#include "jobs/spec/job_spec.hpp"
 #include "models/cluster/topology.hpp"
 #include "models/energy/cluster_totals.hpp"
 #include "models/workload/step_estimate.hpp"
@@ -78,21 +78,16 @@ int run_cost(const CostOptions& o, int rank) {
   if (!exp.has_cost() && !exp.has_reliability()) {
     throw UsageError("SPEC: the experiment has no cost or reliability section (add one, or use --with)");
   }
-  economics::validate(exp, /*simulated=*/false);
-  const auto job = [&] {
-    try {
-      return std::make_shared<const workload::Job>(spec::to_job_params(exp.job()));
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(std::string("experiment spec: job: ") + e.what());
-    }
-  }();
+  experiment::economics::validate(exp, /*simulated=*/false);
+  const auto job = experiment::build_job(exp);
   const std::uint32_t world = job->world_size();
   const auto topology = cluster::make_topology(spec::to_cluster_params(exp.cluster()));
-  economics::RunFigures run;
+  experiment::economics::RunFigures run;
   run.totals = energy::inventory(*topology);
   run.world = world;
   run.seed = exp.simulation().seed() != 0 ? exp.simulation().seed() : o.seed;
-  run.tokens_per_step = static_cast<double>(job->params().training.global_batch_sequences) * job->shape().seq;
+  run.tokens_per_step =
+      static_cast<double>(job->params().training.global_batch_sequences) * job->shape().seq;
   std::string source;
   double compute_s = 0, nic_bytes = 0;
   if (!o.summary_path.empty()) {
@@ -133,7 +128,7 @@ int run_cost(const CostOptions& o, int rank) {
     report.add("stragglers", std::string("not applied (warpsim run simulates them)"));
     exp.mutable_reliability()->clear_stragglers();
   }
-  economics::add_report(report, exp, run);
+  experiment::economics::add_report(report, exp, run);
   report.print(std::cout);
   return 0;
 }

@@ -60,8 +60,7 @@ int run_estimate(const EstimateOptions& o, int rank) {
   for (std::uint64_t i = 0; i < prog.size(); ++i) {
     const workload::Op op = prog.op(i);
     if (op.kind != workload::OpKind::kCompute) continue;
-    phase_seconds[std::string(workload::to_string(op.phase))] +=
-        job->compute().seconds(op);
+    phase_seconds[std::string(workload::to_string(op.phase))] += job->compute().seconds(op);
   }
 
   const auto& t = job->params().training;

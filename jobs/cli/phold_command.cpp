@@ -139,12 +139,10 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
   params.lookahead = o.lookahead;
   params.mean = o.mean;
   params.remote = o.remote;
-  EngineConfig config = to_engine_config(o.engine, phold::to_engine_time(o.end_time), phold::kTimeUnit);
+  EngineConfig config =
+      to_engine_config(o.engine, phold::to_engine_time(o.end_time), phold::kTimeUnit, ranks);
   if (config.sync == SyncMode::kConservative && o.lookahead <= 0) {
     throw UsageError("--sync conservative needs --lookahead > 0");
-  }
-  if (config.sync == SyncMode::kSequential && ranks != 1) {
-    throw UsageError("--sync sequential runs on 1 rank (got " + std::to_string(ranks) + ")");
   }
   if (o.compression < 0 || o.compression > 9) throw UsageError("--compression must be within [0, 9]");
   std::unique_ptr<SeriesRecorder> recorder;

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "experiment/fidelity.hpp"
+
 namespace warpsim::spec {
 
 namespace {
@@ -136,9 +138,8 @@ ClusterSpec validated(ClusterSpec spec) {
   check_latency(nic.injection_latency_ns(), "nic.injection_latency_ns");
 
   auto& net = *spec.mutable_network();
+  if (const auto error = experiment::fidelity_error(net.fidelity())) fail("network.fidelity", *error);
   if (net.fidelity().empty()) net.set_fidelity("packet");
-  if (net.fidelity() != "packet" && net.fidelity() != "flow")
-    fail("network.fidelity", "unknown fidelity '" + net.fidelity() + "' (known: packet, flow)");
   if (net.switching().empty()) net.set_switching("store_and_forward");
   if (net.switching() != "store_and_forward" && net.switching() != "cut_through") {
     fail("network.switching",
@@ -204,7 +205,7 @@ cluster::ClusterParams to_cluster_params(const ClusterSpec& raw) {
     }
   }
   p.injection_latency_ps = spec.nic().injection_latency_ns() * kPicosPerNano;
-  p.fidelity = spec.network().fidelity() == "flow" ? cluster::Fidelity::kFlow : cluster::Fidelity::kPacket;
+  p.fidelity = experiment::parse_fidelity(spec.network().fidelity()).value_or(cluster::Fidelity::kPacket);
   p.cut_through = spec.network().switching() == "cut_through";
   p.packet_bytes = static_cast<std::uint32_t>(spec.network().packet_bytes());
   p.switch_buffer_bytes = spec.network().switch_buffer_bytes();

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/kernel/engine_config.hpp"
+#include "experiment/fidelity.hpp"
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/job_spec.hpp"
 
@@ -68,12 +70,13 @@ ExperimentSpec validated(ExperimentSpec spec) {
   if (spec.cluster_source_case() != ExperimentSpec::kCluster)
     fail("cluster", "required (cluster or cluster_file)");
   if (spec.job_source_case() != ExperimentSpec::kJob) fail("job", "required (job or job_file)");
-  // simulation.fidelity picks the network model per experiment; a cluster without network.fidelity takes it.
-  const std::string& sim_fidelity = spec.simulation().fidelity();
-  if (!sim_fidelity.empty() && sim_fidelity != "packet" && sim_fidelity != "flow")
-    fail("simulation.fidelity", "must be \"packet\" or \"flow\" (got '" + sim_fidelity + "')");
-  if (spec.cluster().network().fidelity().empty() && !sim_fidelity.empty())
-    spec.mutable_cluster()->mutable_network()->set_fidelity(sim_fidelity);
+  // simulation.fidelity and cluster.network.fidelity name one thing: experiment/fidelity.hpp's rule picks
+  // it, and both fields hold the result, so that whatever reads either sees the same.
+  const experiment::FidelityChoice fidelity =
+      experiment::resolve_fidelity({}, spec.simulation().fidelity(), spec.cluster().network().fidelity());
+  if (!fidelity.error_field.empty()) fail(fidelity.error_field, fidelity.error);
+  spec.mutable_simulation()->set_fidelity(std::string(experiment::to_string(fidelity.fidelity)));
+  spec.mutable_cluster()->mutable_network()->set_fidelity(spec.simulation().fidelity());
   *spec.mutable_cluster() = nested("cluster", [&] { return spec::validated(spec.cluster()); });
   *spec.mutable_job() = nested("job", [&] {
     JobSpec j = normalized(spec.job());
@@ -83,15 +86,9 @@ ExperimentSpec validated(ExperimentSpec spec) {
   auto& sim = *spec.mutable_simulation();
   if (sim.steps() == 0) sim.set_steps(1);
   if (sim.steps() > 1000) fail("simulation.steps", "at most 1000 (got " + std::to_string(sim.steps()) + ")");
-  if (!sim.sync().empty() && sim.sync() != "sequential" && sim.sync() != "conservative" &&
-      sim.sync() != "optimistic") {
+  // The engine's parser (the one of --sync too).
+  if (!sim.sync().empty() && !parse_sync_mode(sim.sync())) {
     fail("simulation.sync", "must be sequential, conservative or optimistic (got '" + sim.sync() + "')");
-  }
-  const std::string& net_fidelity = spec.cluster().network().fidelity();
-  if (sim.fidelity().empty()) sim.set_fidelity(net_fidelity.empty() ? "packet" : net_fidelity);
-  if (!net_fidelity.empty() && net_fidelity != sim.fidelity()) {
-    fail("simulation.fidelity",
-         "'" + sim.fidelity() + "' disagrees with cluster.network.fidelity '" + net_fidelity + "'");
   }
   if (sim.end_time_s() == 0) sim.set_end_time_s(1e6);
   if (!(sim.end_time_s() > 0) || !std::isfinite(sim.end_time_s()) || sim.end_time_s() > 1e7) {

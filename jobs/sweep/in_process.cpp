@@ -8,11 +8,9 @@
 #include <memory>
 
 #include "engine/kernel/engine.hpp"
-#include "jobs/spec/cluster_spec.hpp"
-#include "jobs/spec/job_spec.hpp"
+#include "experiment/training_setup.hpp"
 #include "jobs/sweep/composite_model.hpp"
 #include "models/cluster/cluster_model.hpp"
-#include "models/training/training_program.hpp"
 #include "partition/block_map.hpp"
 
 namespace warpsim::sweep {
@@ -34,14 +32,11 @@ std::vector<std::map<std::string, std::string>> run_in_process(
   std::vector<std::uint32_t> worlds, steps;
   SimTime end = 0;
   for (const auto& e : experiments) {
-    const cluster::ClusterParams params = spec::to_cluster_params(e.cluster());
-    auto job = std::make_shared<const workload::Job>(spec::to_job_params(e.job()));
-    const std::uint32_t s = std::max<std::uint32_t>(1, e.simulation().steps());
-    auto program = std::make_shared<const training::TrainingProgram>(job, s, params.storage_targets);
-    models.push_back(std::make_unique<cluster::ClusterModel>(params, program));
+    const experiment::TrainingSetup t = experiment::build_training(e);
+    models.push_back(std::make_unique<cluster::ClusterModel>(t.params, t.program));
     pointers.push_back(models.back().get());
-    worlds.push_back(job->world_size());
-    steps.push_back(s);
+    worlds.push_back(t.job->world_size());
+    steps.push_back(t.steps);
     end = std::max(end,
                    static_cast<SimTime>(e.simulation().end_time_s() * static_cast<double>(kPicosPerSecond)));
   }

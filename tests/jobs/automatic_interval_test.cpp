@@ -1,4 +1,4 @@
-// The automatic series interval of `warpsim run --output` (jobs/cli/run_output.hpp): estimate / 100
+// The automatic series interval of `warpsim run --output` (experiment/run_output.hpp): estimate / 100
 // rounded up to 1, 2 or 5 x 10^k ns, so that a run longer than its compute-only estimate still gets about
 // 100 samples.
 #include <gtest/gtest.h>
@@ -6,9 +6,9 @@
 #include <cmath>
 #include <limits>
 
-#include "jobs/cli/run_output.hpp"
+#include "experiment/run_output.hpp"
 
-namespace warpsim::cli {
+namespace warpsim::experiment {
 namespace {
 
 constexpr SimTime kUs = 1'000'000;  // picoseconds
@@ -40,4 +40,4 @@ TEST(AutomaticInterval, NeverBelowOneNanosecond) {
 }
 
 }  // namespace
-}  // namespace warpsim::cli
+}  // namespace warpsim::experiment

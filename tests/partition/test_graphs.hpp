@@ -6,8 +6,8 @@
 
 #include "jobs/spec/cluster_spec.hpp"
 #include "jobs/spec/experiment_spec.hpp"
+#include "experiment/lp_graph.hpp"
 #include "jobs/spec/job_spec.hpp"
-#include "models/training/lp_graph.hpp"
 
 namespace warpsim::partition::test {
 

@@ -1,12 +1,10 @@
-// `warpsim run --output FILE`: the HDF5 results file of a training run (docs/hdf5-layout.md). Owns the
-// flags, checks them and the path BEFORE the simulation (bad input is a UsageError, exit 2), picks the
-// sample interval, holds the SeriesRecorder the cluster model's commit handlers fill, and at the end writes
-// /meta (spec as text and JSON, version, git revision, partition, seed, ranks, sync), /components, /series
-// (with power and energy when the experiment has a power model) and /summary (the run report's numeric
-// keys) collectively from every rank.
+// `warpsim run --output FILE`: the HDF5 results file of a training run (docs/hdf5-layout.md). Checks the
+// output settings and the path BEFORE the simulation (bad input is a SettingError, exit 2), takes the
+// sample interval settings.hpp resolved (automatic when none), holds the SeriesRecorder the cluster model's
+// commit handlers fill, and at the end writes /meta (spec as text and JSON, version, git revision, partition,
+// seed, ranks, sync), /components, /series (with power and energy when the experiment has a power model) and
+// /summary (the run report's numeric keys) collectively from every rank.
 #pragma once
-
-#include <CLI/CLI.hpp>
 
 #include <mpi.h>
 
@@ -16,24 +14,21 @@
 #include <string>
 
 #include "engine/series_recorder.hpp"
+#include "experiment/settings.hpp"
 #include "io/hdf5_series_writer.hpp"
 #include "io/key_value_report.hpp"
 #include "jobs/spec/experiment_spec.hpp"
 #include "models/energy/power_model.hpp"
 
-namespace warpsim::cli {
+namespace warpsim::experiment {
 
 struct RunOutputOptions {
-  std::string path;               // --output; empty = no results file (and no sampling cost)
-  bool overwrite = false;         // --overwrite
-  double sample_interval_ns = 0;  // --sample-interval; 0 = simulation.sample_interval_ns, then automatic
-  bool interval_given = false;    // the flag was on the command line (0 or less is then an error)
+  std::string path;        // --output; empty = no results file (and no sampling cost)
+  bool overwrite = false;  // --overwrite
   int compression = io::SeriesFileOptions{}.deflate_level;  // --compression: the writer's default level
   // --output-layout: "per-rank" (a file per rank joined by virtual datasets) or "single" (one file)
   std::string layout = "per-rank";
 };
-
-void add_run_output_options(CLI::App& command, RunOutputOptions& options);
 
 // What describes the run in /meta besides the spec.
 struct RunFacts {
@@ -45,12 +40,13 @@ struct RunFacts {
 
 class RunOutput {
  public:
-  // Collective. Null when no --output was given. Throws UsageError naming the flag or field for a bad
-  // interval, an unwritable path or an existing file without --overwrite. `estimate_seconds` (the analytic
-  // run length) sizes the automatic interval.
+  // Collective. Null when no --output was given. Throws SettingError naming the flag or field for a bad
+  // option, an interval giving too many samples, an unwritable path or an existing file without
+  // --overwrite. `interval` comes from resolve_sample_interval (0 = automatic: `estimate_seconds`, the
+  // analytic run length, sizes it).
   static std::unique_ptr<RunOutput> prepare(const RunOutputOptions& options, const spec::ExperimentSpec& exp,
-                                            RunFacts facts, double estimate_seconds, SimTime end_time,
-                                            MPI_Comm comm);
+                                            const Setting<SimTime>& interval, RunFacts facts,
+                                            double estimate_seconds, SimTime end_time, MPI_Comm comm);
 
   SeriesRecorder& recorder() { return recorder_; }
   SimTime interval() const { return recorder_.interval(); }
@@ -79,4 +75,4 @@ class RunOutput {
 inline constexpr std::uint64_t kMaxAutomaticSamples = 500;
 SimTime automatic_interval_ps(double seconds);
 
-}  // namespace warpsim::cli
+}  // namespace warpsim::experiment

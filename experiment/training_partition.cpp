@@ -1,14 +1,14 @@
-// Building a training run's partition (see partition_options.hpp).
-#include "jobs/cli/partition_options.hpp"
+// Building a training run's partition (see training_partition.hpp).
+#include "experiment/training_partition.hpp"
 
 #include <stdexcept>
 
-#include "jobs/cli/usage_error.hpp"
+#include "experiment/setting_error.hpp"
 #include "models/cluster/topology.hpp"
 #include "partition/map_file.hpp"
 #include "partition/partitioner.hpp"
 
-namespace warpsim::cli {
+namespace warpsim::experiment {
 
 std::string partition_strategy_list() {
   std::string out;
@@ -16,38 +16,19 @@ std::string partition_strategy_list() {
   return out;
 }
 
-void add_run_partition_options(CLI::App& command, EngineOptions& engine, std::string& map_file) {
-  engine.graph_partitions = true;
-  command.get_option("--partition")->description("LP to rank mapping: " + partition_strategy_list());
-  command
-      .add_option("--partition-map", map_file,
-                  "LP to rank map file written by `warpsim partition --write-map` (instead of --partition)")
-      ->excludes("--partition");
-}
-
-std::string apply_spec_partition(EngineOptions& engine, const std::string& spec_value, bool flag_given) {
-  if (flag_given || spec_value.empty()) return "--partition";
-  if (!partition::make_partitioner(spec_value)) {
-    throw UsageError("experiment spec: simulation.partition: unknown strategy '" + spec_value +
-                     "' (expected " + partition_strategy_list() + ")");
-  }
-  engine.partition = spec_value;
-  return "simulation.partition";
-}
-
-std::string partition_label(const EngineOptions& engine, const std::string& map_file) {
-  return map_file.empty() ? engine.partition : "map " + map_file;
+std::string partition_label(const std::string& strategy, const std::string& map_file) {
+  return map_file.empty() ? strategy : "map " + map_file;
 }
 
 std::unique_ptr<LpMap> make_training_partition(const std::string& strategy,
                                                const cluster::ClusterParams& params,
                                                const std::shared_ptr<const workload::Job>& job,
                                                std::uint32_t storage_targets, int ranks,
-                                               training::Granularity granularity, const std::string& flag) {
+                                               training::Granularity granularity, const std::string& source) {
   const auto partitioner = partition::make_partitioner(strategy);
   if (!partitioner) {
-    throw UsageError(flag + ": unknown strategy '" + strategy + "' (expected " + partition_strategy_list() +
-                     ")");
+    throw SettingError(source + ": unknown strategy '" + strategy + "' (expected " +
+                       partition_strategy_list() + ")");
   }
   try {
     partition::PartitionGraph graph;
@@ -59,7 +40,7 @@ std::unique_ptr<LpMap> make_training_partition(const std::string& strategy,
     }
     return partitioner->partition(graph, ranks);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(flag + " " + strategy + ": " + e.what());
+    throw SettingError(source + " " + strategy + ": " + e.what());
   }
 }
 
@@ -67,17 +48,17 @@ std::unique_ptr<LpMap> make_training_partition(const std::string& strategy, cons
                                                const cluster::ClusterParams& params,
                                                const std::shared_ptr<const workload::Job>& job,
                                                std::uint32_t storage_targets, int ranks,
-                                               const std::string& flag) {
+                                               const std::string& source) {
   if (!map_file.empty()) {
     try {
       return std::make_unique<partition::RangeLpMap>(
           partition::read_map_file(map_file, cluster::make_topology(params)->lp_count(), ranks));
     } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--partition-map: ") + e.what());
+      throw SettingError(std::string("--partition-map: ") + e.what());
     }
   }
   return make_training_partition(strategy, params, job, storage_targets, ranks,
-                                 training::auto_granularity(params), flag);
+                                 training::auto_granularity(params), source);
 }
 
-}  // namespace warpsim::cli
+}  // namespace warpsim::experiment

@@ -1,5 +1,5 @@
 // The results file of `warpsim run` (see run_output.hpp).
-#include "jobs/cli/run_output.hpp"
+#include "experiment/run_output.hpp"
 
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
@@ -15,12 +15,12 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "experiment/run_economics.hpp"
+#include "experiment/setting_error.hpp"
 #include "io/hdf5_series_writer.hpp"
-#include "jobs/cli/run_economics.hpp"
-#include "jobs/cli/usage_error.hpp"
 #include "models/energy/power_series.hpp"
 
-namespace warpsim::cli {
+namespace warpsim::experiment {
 
 namespace {
 
@@ -119,31 +119,6 @@ double total_in_key_order(const std::vector<std::pair<std::uint64_t, double>>& m
 
 }  // namespace
 
-void add_run_output_options(CLI::App& command, RunOutputOptions& o) {
-  CLI::Option* output = command.add_option(
-      "--output", o.path,
-      "write the results file (HDF5: per-component time series, meta, summary; docs/hdf5-layout.md)");
-  command
-      .add_option("--sample-interval", o.sample_interval_ns,
-                  "series sample interval in ns (overrides simulation.sample_interval_ns; default: the "
-                  "spec's, else about 100 samples over the estimated run)")
-      ->needs(output);
-  command.add_flag("--overwrite", o.overwrite, "replace an existing --output file")->needs(output);
-  command
-      .add_option("--compression", o.compression,
-                  "deflate level 0-9 of the series datasets (0 = uncompressed)")
-      ->capture_default_str()
-      ->needs(output);
-  command
-      .add_option(
-          "--output-layout", o.layout,
-          "with several ranks: 'per-rank' (each rank writes FILE.ranks/rank-N.h5 and FILE joins them with "
-          "virtual datasets: keep FILE.ranks/ next to FILE) or 'single' (one self-contained file, collective "
-          "MPI-IO writes); one rank always writes one file")
-      ->capture_default_str()
-      ->needs(output);
-}
-
 SimTime automatic_interval_ps(double seconds) {
   // The estimate is compute-only, a lower bound of the simulated run (communication adds to it), so the
   // interval rounds up: at most 100 samples over the estimate, about 100 over a run that exposes some
@@ -159,44 +134,30 @@ SimTime automatic_interval_ps(double seconds) {
 }
 
 std::unique_ptr<RunOutput> RunOutput::prepare(const RunOutputOptions& o, const spec::ExperimentSpec& exp,
-                                              RunFacts facts, double estimate_seconds, SimTime end_time,
-                                              MPI_Comm comm) {
+                                              const Setting<SimTime>& chosen, RunFacts facts,
+                                              double estimate_seconds, SimTime end_time, MPI_Comm comm) {
   if (o.path.empty()) return nullptr;
-  if (o.compression < 0 || o.compression > 9) throw UsageError("--compression must be within [0, 9]");
+  if (o.compression < 0 || o.compression > 9) throw SettingError("--compression must be within [0, 9]");
   if (o.layout != "single" && o.layout != "per-rank")
-    throw UsageError("--output-layout must be 'single' or 'per-rank' (got '" + o.layout + "')");
-  SimTime interval = 0;
-  std::string source = "--sample-interval";
-  if (o.interval_given) {
-    if (!(o.sample_interval_ns > 0) || !std::isfinite(o.sample_interval_ns)) {
-      std::ostringstream got;
-      got << o.sample_interval_ns;
-      throw UsageError("--sample-interval must be > 0 ns (got " + got.str() + ")");
-    }
-    interval = static_cast<SimTime>(std::llround(o.sample_interval_ns * static_cast<double>(kPicosPerNano)));
-    if (interval == 0) throw UsageError("--sample-interval is below one picosecond");
-  } else if (exp.simulation().sample_interval_ns() != 0) {
-    source = "simulation.sample_interval_ns";
-    interval = exp.simulation().sample_interval_ns() * kPicosPerNano;
-  } else {
-    source = "automatic";
-    interval = automatic_interval_ps(estimate_seconds);
-  }
+    throw SettingError("--output-layout must be 'single' or 'per-rank' (got '" + o.layout + "')");
+  const bool automatic = chosen.value == 0;
+  const std::string source = automatic ? "automatic" : chosen.source;
+  const SimTime interval = automatic ? automatic_interval_ps(estimate_seconds) : chosen.value;
   // The grid grows with the run; refuse intervals that would make it absurdly long for this run.
   const double expected =
       estimate_seconds * static_cast<double>(kPicosPerSecond) / static_cast<double>(interval);
   if (expected > 1e6) {
-    throw UsageError(source + ": about " + std::to_string(static_cast<std::uint64_t>(expected)) +
-                     " samples per component for the estimated run; at most 1e6 (raise the interval)");
+    throw SettingError(source + ": about " + std::to_string(static_cast<std::uint64_t>(expected)) +
+                       " samples per component for the estimated run; at most 1e6 (raise the interval)");
   }
   // Checked before the simulation so that a bad path costs nothing.
   try {
     io::check_output_path(o.path, o.overwrite, "--output", comm);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+    throw SettingError(e.what());
   }
   std::unique_ptr<RunOutput> out(new RunOutput(o, interval, end_time));
-  out->automatic_ = source == "automatic";
+  out->automatic_ = automatic;
   google::protobuf::TextFormat::PrintToString(exp, &out->spec_text_);
   google::protobuf::util::JsonPrintOptions json;
   json.add_whitespace = true;
@@ -293,4 +254,4 @@ void RunOutput::write(io::KeyValueReport* report, MPI_Comm comm) {
   report->add("output seconds", seconds, 3);
 }
 
-}  // namespace warpsim::cli
+}  // namespace warpsim::experiment

@@ -1,5 +1,5 @@
 // Energy, cost, carbon and goodput keys of `warpsim run` (see run_economics.hpp, docs/energy-cost.md).
-#include "jobs/cli/run_economics.hpp"
+#include "experiment/run_economics.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -13,7 +13,7 @@
 #include "models/reliability/checkpoint_model.hpp"
 #include "models/reliability/straggler_program.hpp"
 
-namespace warpsim::cli::economics {
+namespace warpsim::experiment::economics {
 
 namespace {
 
@@ -271,4 +271,4 @@ void add_report(io::KeyValueReport& report, const spec::ExperimentSpec& exp, con
   report.add("training run embodied tco2e", whole.embodied_kgco2e / 1e3, 3);
 }
 
-}  // namespace warpsim::cli::economics
+}  // namespace warpsim::experiment::economics

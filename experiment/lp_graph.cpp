@@ -1,5 +1,5 @@
 // The training job's LP graph for the partitioners (see lp_graph.hpp).
-#include "models/training/lp_graph.hpp"
+#include "experiment/lp_graph.hpp"
 
 #include <algorithm>
 #include <map>

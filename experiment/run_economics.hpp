@@ -18,7 +18,7 @@
 #include "models/cluster/gpu_program.hpp"
 #include "models/energy/power_model.hpp"
 
-namespace warpsim::cli::economics {
+namespace warpsim::experiment::economics {
 
 // Checks the cost and reliability sections (std::invalid_argument naming the field, prefixed
 // "experiment spec: "); nothing to check when both are absent. `simulated` = the checkpoint stall can be
@@ -59,4 +59,4 @@ struct RunFigures {
 // Appends the energy/cost/carbon/goodput keys (docs/energy-cost.md lists them).
 void add_report(io::KeyValueReport& report, const spec::ExperimentSpec& exp, const RunFigures& run);
 
-}  // namespace warpsim::cli::economics
+}  // namespace warpsim::experiment::economics

@@ -1,0 +1,36 @@
+// Building a training experiment from its spec (see training_setup.hpp).
+#include "experiment/training_setup.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "jobs/spec/cluster_spec.hpp"
+#include "jobs/spec/job_spec.hpp"
+
+namespace warpsim::experiment {
+
+std::shared_ptr<const workload::Job> build_job(const spec::ExperimentSpec& exp) {
+  // The GPU profile is checked by the workload model, which owns the profiles.
+  try {
+    return std::make_shared<const workload::Job>(spec::to_job_params(exp.job()));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("experiment spec: job: ") + e.what());
+  }
+}
+
+std::shared_ptr<const training::TrainingProgram> TrainingSetup::program_without(std::uint32_t removed) const {
+  return std::make_shared<const training::TrainingProgram>(job, steps, params.storage_targets, removed);
+}
+
+TrainingSetup build_training(const spec::ExperimentSpec& exp) {
+  TrainingSetup s;
+  s.params = spec::to_cluster_params(exp.cluster());
+  s.job = build_job(exp);
+  s.steps = std::max<std::uint32_t>(1, exp.simulation().steps());
+  s.program = std::make_shared<const training::TrainingProgram>(s.job, s.steps, s.params.storage_targets);
+  s.estimate = workload::estimate_step(s.job);
+  return s;
+}
+
+}  // namespace warpsim::experiment
