@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "jobs/spec/cost_spec.hpp"
-#include "jobs/spec/reliability_spec.hpp"
+#include "experiment/spec/cost_spec.hpp"
+#include "experiment/spec/reliability_spec.hpp"
 #include "models/energy/cluster_totals.hpp"
 #include "models/energy/tco.hpp"
 #include "models/reliability/checkpoint_model.hpp"

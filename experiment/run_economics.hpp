@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "io/key_value_report.hpp"
-#include "jobs/spec/experiment.pb.h"
+#include "experiment/spec/experiment.pb.h"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/gpu_program.hpp"
 #include "models/energy/power_model.hpp"

@@ -17,7 +17,7 @@
 #include "experiment/settings.hpp"
 #include "io/hdf5_series_writer.hpp"
 #include "io/key_value_report.hpp"
-#include "jobs/spec/experiment_spec.hpp"
+#include "experiment/spec/experiment_spec.hpp"
 #include "models/energy/power_model.hpp"
 
 namespace warpsim::experiment {

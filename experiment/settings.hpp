@@ -12,7 +12,7 @@
 
 #include "engine/kernel/engine_config.hpp"
 #include "experiment/engine_settings.hpp"
-#include "jobs/spec/experiment.pb.h"
+#include "experiment/spec/experiment.pb.h"
 
 namespace warpsim::experiment {
 

@@ -19,7 +19,7 @@
 #include "experiment/training_partition.hpp"
 #include "experiment/training_setup.hpp"
 #include "experiment/training_simulation.hpp"
-#include "jobs/spec/experiment_spec.hpp"
+#include "experiment/spec/experiment_spec.hpp"
 
 namespace warpsim::experiment {
 

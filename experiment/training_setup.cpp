@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "jobs/spec/cluster_spec.hpp"
-#include "jobs/spec/job_spec.hpp"
+#include "experiment/spec/cluster_spec.hpp"
+#include "experiment/spec/job_spec.hpp"
 
 namespace warpsim::experiment {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "jobs/spec/experiment.pb.h"
+#include "experiment/spec/experiment.pb.h"
 #include "models/cluster/cluster_params.hpp"
 #include "models/training/training_program.hpp"
 #include "models/workload/job.hpp"

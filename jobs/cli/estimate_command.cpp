@@ -11,7 +11,7 @@
 #include "io/key_value_report.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/usage_error.hpp"
-#include "jobs/spec/job_spec.hpp"
+#include "experiment/spec/job_spec.hpp"
 #include "models/workload/gpu_program.hpp"
 #include "models/workload/measured_table.hpp"
 #include "models/workload/step_estimate.hpp"

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "jobs/spec/service.pb.h"
+#include "experiment/spec/service.pb.h"
 
 namespace warpsim::serve {
 

@@ -1,5 +1,5 @@
 // The wire format of `warpsim serve`: a 4-byte big-endian length, then that many bytes of one serialized
-// protobuf message (jobs/spec/service.proto).
+// protobuf message (experiment/spec/service.proto).
 #pragma once
 
 #include <array>

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "jobs/spec/experiment_spec.hpp"
-#include "jobs/spec/sweep_spec.hpp"
+#include "experiment/spec/experiment_spec.hpp"
+#include "experiment/spec/sweep_spec.hpp"
 #include "jobs/sweep/sweep_store.hpp"
 #include "slurm/process.hpp"
 #include "slurm/sbatch_script.hpp"

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "jobs/spec/service.pb.h"
+#include "experiment/spec/service.pb.h"
 #include "jobs/sweep/child_process.hpp"
 
 namespace warpsim::serve {

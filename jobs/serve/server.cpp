@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "jobs/serve/framing.hpp"
-#include "jobs/spec/service.pb.h"
+#include "experiment/spec/service.pb.h"
 
 namespace warpsim::serve {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "jobs/spec/experiment.pb.h"
+#include "experiment/spec/experiment.pb.h"
 
 namespace warpsim::sweep {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "jobs/spec/sweep_spec.hpp"
+#include "experiment/spec/sweep_spec.hpp"
 
 namespace warpsim::sweep {
 

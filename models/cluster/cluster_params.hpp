@@ -1,5 +1,5 @@
 // Plain cluster parameters the cluster model is built from (engine units: picoseconds, bytes, Gbit/s).
-// Kept free of protobuf so models/ does not depend on the spec format; jobs/spec/cluster_spec.hpp
+// Kept free of protobuf so models/ does not depend on the spec format; experiment/spec/cluster_spec.hpp
 // converts a validated ClusterSpec into this struct.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Plain parameters of a training job: the model shape, its parallel decomposition, the training-loop settings
 // and the compute-model overrides. Kept free of protobuf so models/ does not depend on the spec format;
-// jobs/spec/job_spec.hpp converts a validated JobSpec into this struct (spec::to_job_params), following
+// experiment/spec/job_spec.hpp converts a validated JobSpec into this struct (spec::to_job_params), following
 // models/cluster/cluster_params.hpp. Field names follow the spec's field paths (model.hidden_size, ...) so
 // errors about either name the same field. Every count, size and time carries its unit in its name or its
 // comment; the defaults are the spec's "0 = default" values made explicit.

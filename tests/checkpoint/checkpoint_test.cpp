@@ -18,7 +18,7 @@
 
 #include "engine/checkpoint_io.hpp"
 #include "engine/kernel/engine.hpp"
-#include "jobs/spec/cluster_spec.hpp"
+#include "experiment/spec/cluster_spec.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"
 #include "partition/block_map.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "engine/series_recorder.hpp"
-#include "jobs/spec/cluster_spec.hpp"
+#include "experiment/spec/cluster_spec.hpp"
 #include "models/cluster/cluster_series.hpp"
 #include "models/cluster/topology.hpp"
 

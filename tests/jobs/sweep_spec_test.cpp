@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "jobs/spec/experiment_spec.hpp"
-#include "jobs/spec/sweep_spec.hpp"
+#include "experiment/spec/experiment_spec.hpp"
+#include "experiment/spec/sweep_spec.hpp"
 
 namespace warpsim::spec {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "jobs/spec/cluster_spec.hpp"
+#include "experiment/spec/cluster_spec.hpp"
 
 namespace warpsim::spec {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "jobs/spec/cluster_spec.hpp"
+#include "experiment/spec/cluster_spec.hpp"
 #include "models/cluster/cluster_events.hpp"
 #include "models/cluster/fat_tree.hpp"
 

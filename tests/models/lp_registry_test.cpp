@@ -12,7 +12,7 @@
 
 #include "engine/kernel/engine.hpp"
 #include "engine/lp_type_registry.hpp"
-#include "jobs/spec/cluster_spec.hpp"
+#include "experiment/spec/cluster_spec.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"
 #include "models/phold/phold_model.hpp"

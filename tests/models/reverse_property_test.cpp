@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/lp_context.hpp"
-#include "jobs/spec/cluster_spec.hpp"
+#include "experiment/spec/cluster_spec.hpp"
 #include "models/cluster/cluster_events.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collectives.hpp"

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "jobs/spec/cluster_spec.hpp"
+#include "experiment/spec/cluster_spec.hpp"
 #include "models/cluster/cluster_events.hpp"
 #include "models/cluster/torus.hpp"
 

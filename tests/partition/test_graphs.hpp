@@ -4,10 +4,10 @@
 #include <memory>
 #include <string>
 
-#include "jobs/spec/cluster_spec.hpp"
-#include "jobs/spec/experiment_spec.hpp"
+#include "experiment/spec/cluster_spec.hpp"
+#include "experiment/spec/experiment_spec.hpp"
 #include "experiment/lp_graph.hpp"
-#include "jobs/spec/job_spec.hpp"
+#include "experiment/spec/job_spec.hpp"
 
 namespace warpsim::partition::test {
 

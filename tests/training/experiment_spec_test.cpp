@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "jobs/spec/experiment_spec.hpp"
+#include "experiment/spec/experiment_spec.hpp"
 
 namespace warpsim::spec {
 namespace {

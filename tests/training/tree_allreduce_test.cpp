@@ -10,8 +10,8 @@
 #include <string>
 #include <tuple>
 
-#include "jobs/spec/experiment_spec.hpp"
-#include "jobs/spec/job_spec.hpp"
+#include "experiment/spec/experiment_spec.hpp"
+#include "experiment/spec/job_spec.hpp"
 #include "models/training/training_program.hpp"
 #include "models/training/tree_schedule.hpp"
 #include "models/workload/gpu_program.hpp"

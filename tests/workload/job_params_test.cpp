@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "jobs/spec/job_spec.hpp"
+#include "experiment/spec/job_spec.hpp"
 #include "models/workload/job.hpp"
 #include "tests/workload/test_jobs.hpp"
 

@@ -5,7 +5,7 @@
 #include <set>
 #include <tuple>
 
-#include "jobs/spec/job_spec.hpp"
+#include "experiment/spec/job_spec.hpp"
 #include "models/workload/measured_table.hpp"
 #include "models/workload/pipeline_schedule.hpp"
 #include "models/workload/step_estimate.hpp"

@@ -1,7 +1,7 @@
 // Job specs shared by the workload tests (see test_jobs.hpp).
 #include "tests/workload/test_jobs.hpp"
 
-#include "jobs/spec/job_spec.hpp"
+#include "experiment/spec/job_spec.hpp"
 
 namespace warpsim::workload::testing {
 

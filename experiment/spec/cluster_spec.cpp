@@ -1,6 +1,6 @@
 // ClusterSpec loading, defaults and validation (see cluster_spec.hpp).
-#include "jobs/spec/cluster_spec.hpp"
-#include "jobs/spec/spec_text.hpp"
+#include "experiment/spec/cluster_spec.hpp"
+#include "experiment/spec/spec_text.hpp"
 
 #include <cmath>
 #include <fstream>

@@ -1,6 +1,6 @@
 // JobSpec parsing (text/JSON), default filling, structural validation and the conversion to the workload
 // model's plain JobParams (see job_spec.hpp).
-#include "jobs/spec/job_spec.hpp"
+#include "experiment/spec/job_spec.hpp"
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>

@@ -1,4 +1,4 @@
-// Loading and validating JobSpec (jobs/spec/job.proto): text format or JSON in, a normalized and checked
+// Loading and validating JobSpec (experiment/spec/job.proto): text format or JSON in, a normalized and checked
 // message out, and its conversion to the workload model's plain parameters. Errors are
 // std::invalid_argument whose message names the offending field.
 #pragma once
@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "jobs/spec/job.pb.h"
+#include "experiment/spec/job.pb.h"
 #include "models/workload/job_params.hpp"
 
 namespace warpsim::spec {

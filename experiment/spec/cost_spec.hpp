@@ -1,10 +1,10 @@
-// Validation of CostSpec (jobs/spec/cost.proto). Errors are std::invalid_argument naming the field,
+// Validation of CostSpec (experiment/spec/cost.proto). Errors are std::invalid_argument naming the field,
 // e.g. "cost.pue: must be >= 1 (got 0.9)".
 #pragma once
 
 #include <string_view>
 
-#include "jobs/spec/cost.pb.h"
+#include "experiment/spec/cost.pb.h"
 
 namespace warpsim::spec {
 

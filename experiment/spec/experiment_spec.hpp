@@ -1,4 +1,4 @@
-// Loading and validating ExperimentSpec (jobs/spec/experiment.proto): text format or JSON in; the cluster
+// Loading and validating ExperimentSpec (experiment/spec/experiment.proto): text format or JSON in; the cluster
 // and job resolved (inline or from files relative to the experiment file), each validated by its own
 // loader, then checked against each other. Errors are std::invalid_argument naming the field.
 #pragma once
@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "jobs/spec/experiment.pb.h"
+#include "experiment/spec/experiment.pb.h"
 
 namespace warpsim::spec {
 

@@ -1,10 +1,10 @@
-// Validation of ReliabilitySpec (jobs/spec/reliability.proto). Errors are std::invalid_argument naming the
+// Validation of ReliabilitySpec (experiment/spec/reliability.proto). Errors are std::invalid_argument naming the
 // field, e.g. "reliability.failures[1].mtbf_hours: must be > 0 (got 0)".
 #pragma once
 
 #include <string_view>
 
-#include "jobs/spec/reliability.pb.h"
+#include "experiment/spec/reliability.pb.h"
 
 namespace warpsim::spec {
 

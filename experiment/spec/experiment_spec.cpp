@@ -1,6 +1,6 @@
 // ExperimentSpec loading, resolution and cross-checks (see experiment_spec.hpp).
-#include "jobs/spec/experiment_spec.hpp"
-#include "jobs/spec/spec_text.hpp"
+#include "experiment/spec/experiment_spec.hpp"
+#include "experiment/spec/spec_text.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -10,8 +10,8 @@
 
 #include "engine/kernel/engine_config.hpp"
 #include "experiment/fidelity.hpp"
-#include "jobs/spec/cluster_spec.hpp"
-#include "jobs/spec/job_spec.hpp"
+#include "experiment/spec/cluster_spec.hpp"
+#include "experiment/spec/job_spec.hpp"
 
 namespace warpsim::spec {
 

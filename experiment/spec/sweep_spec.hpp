@@ -1,4 +1,4 @@
-// Loading and expanding SweepSpec (jobs/spec/sweep.proto): the base experiment is resolved, every axis
+// Loading and expanding SweepSpec (experiment/spec/sweep.proto): the base experiment is resolved, every axis
 // path is looked up by protobuf reflection in ExperimentSpec and every value parsed with the field's type,
 // then the product of the axes (zipped groups advancing together) becomes a list of validated
 // experiments. Errors are std::invalid_argument naming the axis path (and the experiment for combinations
@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "jobs/spec/experiment.pb.h"
-#include "jobs/spec/sweep.pb.h"
+#include "experiment/spec/experiment.pb.h"
+#include "experiment/spec/sweep.pb.h"
 
 namespace warpsim::spec {
 

@@ -1,5 +1,5 @@
 // ReliabilitySpec validation (see reliability_spec.hpp).
-#include "jobs/spec/reliability_spec.hpp"
+#include "experiment/spec/reliability_spec.hpp"
 
 #include <cmath>
 #include <set>

@@ -1,4 +1,4 @@
-// Loading and validating ClusterSpec (jobs/spec/cluster.proto): protobuf text format or JSON in, a
+// Loading and validating ClusterSpec (experiment/spec/cluster.proto): protobuf text format or JSON in, a
 // validated spec or a std::invalid_argument naming the offending field out, plus the conversion into the
 // cluster model's plain parameters.
 #pragma once
@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "jobs/spec/cluster.pb.h"
+#include "experiment/spec/cluster.pb.h"
 #include "models/cluster/cluster_params.hpp"
 
 namespace warpsim::spec {

@@ -1,5 +1,5 @@
 // SweepSpec loading and expansion (see sweep_spec.hpp).
-#include "jobs/spec/sweep_spec.hpp"
+#include "experiment/spec/sweep_spec.hpp"
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
@@ -17,10 +17,10 @@
 #include <stdexcept>
 
 #include "engine/hash.hpp"
-#include "jobs/spec/cluster_spec.hpp"
-#include "jobs/spec/experiment_spec.hpp"
-#include "jobs/spec/job_spec.hpp"
-#include "jobs/spec/spec_text.hpp"
+#include "experiment/spec/cluster_spec.hpp"
+#include "experiment/spec/experiment_spec.hpp"
+#include "experiment/spec/job_spec.hpp"
+#include "experiment/spec/spec_text.hpp"
 
 namespace warpsim::spec {
 

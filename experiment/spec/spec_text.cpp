@@ -1,5 +1,5 @@
 // Spec text parsing (see spec_text.hpp).
-#include "jobs/spec/spec_text.hpp"
+#include "experiment/spec/spec_text.hpp"
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>

@@ -1,12 +1,12 @@
 // CostSpec validation (see cost_spec.hpp).
-#include "jobs/spec/cost_spec.hpp"
+#include "experiment/spec/cost_spec.hpp"
 
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
-#include "jobs/spec/spec_text.hpp"
+#include "experiment/spec/spec_text.hpp"
 
 namespace warpsim::spec {
 
