@@ -26,7 +26,7 @@ namespace {
 
 // Report keys that describe the run's cost or configuration, not the simulated result: they go to /meta,
 // so that /summary compares equal between sync modes, rank counts and partitions. The same list as the
-// volatile keys of tests/training/run_oracle.sh.
+// volatile keys of tests/models/training/run_oracle.sh.
 const std::set<std::string>& run_cost_keys() {
   static const std::set<std::string> keys = {
       "sync",         "ranks",          "partition",           "events processed",      "events rolled back",

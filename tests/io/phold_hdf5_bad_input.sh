@@ -1,6 +1,6 @@
 # Bad --output input is rejected before the simulation starts: one `warpsim: error:` line, exit code 2, on
 # 1 and 2 ranks; an existing file is left untouched without --overwrite and replaced with it.
-source "$(dirname "$0")/../cli/lib.sh"
+source "$(dirname "$0")/../jobs/cli/lib.sh"
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
 

@@ -1,6 +1,6 @@
 # A run killed mid-way (SIGKILL, no chance to clean up) leaves no file under the final name: the file is
 # written as NAME.partial and renamed only after every rank closed it.
-source "$(dirname "$0")/../cli/lib.sh"
+source "$(dirname "$0")/../jobs/cli/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -2,7 +2,7 @@
 # identical dataset contents for sequential vs conservative/optimistic on 1/2/4 ranks and both partitions,
 # `warpsim inspect` (listing, summary, top-N, trace export) and the analysis script's PNGs.
 # Args: path/to/warpsim. Env: WARPSIM_MPIEXEC, WARPSIM_PYTHON (an interpreter with h5py), WARPSIM_SOURCE_DIR.
-source "$(dirname "$0")/../cli/lib.sh"
+source "$(dirname "$0")/../jobs/cli/lib.sh"
 PY=${WARPSIM_PYTHON:-/usr/bin/python3}
 SRC=${WARPSIM_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 here=$(dirname "$0")

@@ -1,7 +1,7 @@
 # `warpsim run --output` bad input: an existing file without --overwrite, an unwritable path, a directory,
 # and a sample interval <= 0 each give one clear error line and exit code 2 before the simulation starts
 # (no report, and an existing file is left as it was). A run killed mid-way leaves no final-named file.
-source "$(dirname "$0")/../cli/lib.sh"
+source "$(dirname "$0")/../jobs/cli/lib.sh"
 SPEC=$(dirname "$0")/training_small.textproto
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -4,7 +4,7 @@
 # datasets) on 2/4 ranks, `warpsim inspect`, and the analysis script's
 # training PNGs (GPU utilization heatmap, link utilization distribution, step-time breakdown).
 # Args: path/to/warpsim. Env: WARPSIM_MPIEXEC, WARPSIM_PYTHON (an interpreter with h5py), WARPSIM_SOURCE_DIR.
-source "$(dirname "$0")/../cli/lib.sh"
+source "$(dirname "$0")/../jobs/cli/lib.sh"
 PY=${WARPSIM_PYTHON:-/usr/bin/python3}
 SRC=${WARPSIM_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 here=$(dirname "$0")

@@ -7,7 +7,7 @@ SPEC=$2
 MPIEXEC=${WARPSIM_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-source "$(dirname "$0")/../cli/expect_exit2.sh"
+source "$(dirname "$0")/../jobs/cli/expect_exit2.sh"
 expect_exit2 ranks_zero "--ranks must be >= 1" "$WARPSIM" partition "$SPEC" --ranks 0
 expect_exit2 ranks_negative "--ranks must be >= 1" "$WARPSIM" partition "$SPEC" --ranks -3
 expect_exit2 too_many_ranks "more ranks (47) than LPs (46)" "$WARPSIM" partition "$SPEC" --ranks 47 --strategy block

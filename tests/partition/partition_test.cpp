@@ -28,7 +28,7 @@ void expect_exact_cover(const LpMap& map, std::uint64_t lps) {
 }
 
 TEST(Partitioners, EveryLpExactlyOnce) {
-  for (const char* spec : {"tests/training/small.textproto", "examples/default.textproto"}) {
+  for (const char* spec : {"tests/models/training/small.textproto", "examples/default.textproto"}) {
     const auto e = test::load(spec);
     const PartitionGraph g = test::graph(e, training::Granularity::kNode);
     for (const auto& name : partitioner_names()) {
@@ -110,7 +110,7 @@ TEST(Partitioners, RackGranularityForLargeClusters) {
 }
 
 TEST(Partitioners, RejectBadRankCounts) {
-  const auto e = test::load("tests/training/small.textproto");
+  const auto e = test::load("tests/models/training/small.textproto");
   const PartitionGraph g = test::graph(e, training::Granularity::kNode);
   for (const auto& name : partitioner_names()) {
     EXPECT_THROW(make_partitioner(name)->partition(g, 0), std::invalid_argument) << name;

@@ -1,7 +1,7 @@
 # `warpsim serve --slurm`: an experiment submitted through the service becomes a Slurm job; the service
 # reports its state until done and lists its result, which equals a local `warpsim run` of the same spec.
 source "$(dirname "$0")/lib.sh"
-small=$(cd "$(dirname "$0")/../jobs" && pwd)/small64.textproto
+small=$(cd "$(dirname "$0")/../jobs/sweep" && pwd)/small64.textproto
 "$WARPSIM" serve --slurm --state "$work/state" --port 0 --port-file "$work/port" 2>"$work/serve.err" &
 pid=$!
 # lib.sh's exit trap, plus stopping the service by its PID whatever way the test ends.

@@ -2,7 +2,7 @@
 # its index equals the index of the same sweep run locally (every column but wall_seconds), and a task run
 # again (what a requeue does) finds its experiment done and leaves its result untouched.
 source "$(dirname "$0")/lib.sh"
-small=$(cd "$(dirname "$0")/../jobs" && pwd)/small64.textproto
+small=$(cd "$(dirname "$0")/../jobs/sweep" && pwd)/small64.textproto
 spec=$work/sweep.textproto
 cat >"$spec" <<SPEC
 name: "slurm-sweep"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Bad experiment specs exit 2 with one error line naming the offending field.
+set -euo pipefail
+WARPSIM=$1
+SPEC=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/../../jobs/cli/expect_spec_error.sh"
+expect world_too_big "job.world_size_gpus" 's/data_parallel: 4/data_parallel: 8/'
+expect tp_heads "tensor_parallel" 's/tensor_parallel: 2/tensor_parallel: 3/'
+expect unknown_gpu "gpu_type" 's/H100-SXM/Z100/'
+expect bad_sync "simulation.sync" 's/simulation { steps: 2 }/simulation { steps: 2 sync: "eventually" }/'
+expect bad_fidelity "simulation.fidelity" 's/simulation { steps: 2 }/simulation { steps: 2 fidelity: "fluid" }/'
+expect bad_link "fat_tree.links" 's/bandwidth_gbps: 400 latency_ns: 500/bandwidth_gbps: 0 latency_ns: 500/'
+expect gpu_mismatch "job.gpu_type" 's/simulation { steps: 2 }/cluster_gpu_type: "B200"\nsimulation { steps: 2 }/'
+expect bad_dp_algorithm "training.dp_allreduce_algorithm" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_allreduce_algorithm: "butterfly"/'
+expect tree_with_zero1 "training.dp_allreduce_algorithm" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_allreduce_algorithm: "tree"/; s/data_parallel: 4 }/data_parallel: 4 zero_stage: 1 }/'
+expect chunk_without_tree "training.dp_tree_chunk_bytes" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_tree_chunk_bytes: 1000000/'
+expect unknown_field "no_such_field" 's/simulation { steps: 2 }/simulation { no_such_field: 1 }/'
+printf 'cluster_file: "nope-cluster.textproto"\njob_file: "nope-job.textproto"\n' >"$TMP/missing.textproto"
+code=0
+err=$("$WARPSIM" run "$TMP/missing.textproto" 2>&1 >/dev/null) || code=$?
+[[ $code -eq 2 ]] && grep -q cluster_file <<<"$err" || { echo "FAIL: missing cluster_file: $code $err"; exit 1; }
+echo "ok missing cluster file: $err"
+code=0
+"$WARPSIM" run "$TMP/does-not-exist.textproto" 2>/dev/null || code=$?
+[[ $code -eq 2 ]] || { echo "FAIL: missing spec file exited $code"; exit 1; }
+echo "ok missing file"

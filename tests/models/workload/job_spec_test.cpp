@@ -1,0 +1,137 @@
+// JobSpec parsing (text and JSON) and validation errors that name the field.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "experiment/spec/job_spec.hpp"
+#include "models/workload/job.hpp"
+#include "tests/models/workload/test_jobs.hpp"
+
+namespace warpsim::workload {
+namespace {
+
+using testing::dense_spec_text;
+
+std::string error_of(const std::string& text) {
+  try {
+    Job job(spec::to_job_params(spec::parse_job_spec_text(text)));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(JobSpec, TextAndJsonGiveTheSameJob) {
+  const auto text = dense_spec_text("tensor_parallel: 2 pipeline_parallel: 2 data_parallel: 2",
+                                    "global_batch_sequences: 16 micro_batch_sequences: 2");
+  const spec::JobSpec a = spec::parse_job_spec_text(text);
+  const spec::JobSpec b = spec::parse_job_spec_json(
+      R"({"name": "gpt-small", "gpuType": "H100-SXM",
+          "model": {"numLayers": 8, "hiddenSize": 2048, "ffnHiddenSize": 8192, "numAttentionHeads": 16,
+                    "seqLengthTokens": 1024, "vocabSize": 32000, "dtype": "BF16", "linearBias": true},
+          "parallelism": {"tensor_parallel": 2, "pipeline_parallel": 2, "data_parallel": 2},
+          "training": {"globalBatchSequences": "16", "microBatchSequences": 2}})");
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
+  const Job job(spec::to_job_params(a));
+  EXPECT_EQ(job.world_size(), 8u);
+  EXPECT_EQ(job.microbatches(), 4u);  // 16 / (2 x 2)
+}
+
+TEST(JobSpec, ParseErrorsCarryPositionOrField) {
+  try {
+    spec::parse_job_spec_text("model { num_layers: -3 }", "bad.txtpb");
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.txtpb:1:"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(spec::parse_job_spec_json(R"({"model": {"noSuchField": 1}})"), std::invalid_argument);
+}
+
+TEST(JobSpec, ValidationNamesTheField) {
+  const std::string train = "global_batch_sequences: 16";
+  EXPECT_NE(error_of(dense_spec_text("tensor_parallel: 3", train)).find("parallelism.tensor_parallel"),
+            std::string::npos);
+  EXPECT_NE(error_of(dense_spec_text("pipeline_parallel: 3", train)).find("parallelism.pipeline_parallel"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(dense_spec_text("tensor_parallel: 2 data_parallel: 2", train, 8)).find("world_size_gpus"),
+      std::string::npos);
+  EXPECT_NE(error_of(dense_spec_text("data_parallel: 3", train)).find("training.global_batch_sequences"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(dense_spec_text("data_parallel: 2", "global_batch_sequences: 16 micro_batch_sequences: 3"))
+          .find("training.global_batch_sequences"),
+      std::string::npos);
+  std::string gpu = dense_spec_text("", train);
+  gpu.replace(gpu.find("H100-SXM"), 8, "TPU-v9");
+  const std::string gpu_error = error_of(gpu);
+  EXPECT_NE(gpu_error.find("gpu_type"), std::string::npos) << gpu_error;
+  EXPECT_NE(gpu_error.find("A100-80GB"), std::string::npos) << "lists the known types: " << gpu_error;
+  EXPECT_NE(error_of(dense_spec_text("pipeline_parallel: 2 pipeline_schedule: INTERLEAVED_1F1B "
+                                     "virtual_stages_per_rank: 2",
+                                     "global_batch_sequences: 3"))
+                .find("training.global_batch_sequences"),
+            std::string::npos);
+  EXPECT_NE(error_of(dense_spec_text("zero_stage: 4", train)).find("parallelism.zero_stage"),
+            std::string::npos);
+  EXPECT_NE(error_of(dense_spec_text("expert_parallel: 2 data_parallel: 2", train))
+                .find("parallelism.expert_parallel"),
+            std::string::npos);
+  std::string fp8 = dense_spec_text("", train);
+  fp8.replace(fp8.find("H100-SXM"), 8, "A100-80GB");
+  fp8.replace(fp8.find("BF16"), 4, "FP8");
+  EXPECT_NE(error_of(fp8).find("model.dtype"), std::string::npos);
+  EXPECT_EQ(error_of(dense_spec_text("tensor_parallel: 2", train)), "");
+}
+
+TEST(JobSpec, ComputeModelFieldsSetTheEfficiencies) {
+  const auto text = dense_spec_text("tensor_parallel: 2", "global_batch_sequences: 4");
+  const Job plain(spec::to_job_params(spec::parse_job_spec_text(text)));
+  EXPECT_DOUBLE_EQ(plain.compute().params().compute_eff_max, EfficiencyParams{}.compute_eff_max);
+  const Job tuned(spec::to_job_params(spec::parse_job_spec_text(
+      text + "compute_model { compute_eff_max: 0.6 memory_eff_max: 0.7 op_overhead_us: 10 }")));
+  EXPECT_DOUBLE_EQ(tuned.compute().params().compute_eff_max, 0.6);
+  EXPECT_DOUBLE_EQ(tuned.compute().params().memory_eff_max, 0.7);
+  EXPECT_DOUBLE_EQ(tuned.compute().params().op_overhead_s, 10e-6);
+  const Job no_overhead(
+      spec::to_job_params(spec::parse_job_spec_text(text + "compute_model { no_op_overhead: true }")));
+  EXPECT_EQ(no_overhead.compute().params().op_overhead_s, 0.0);
+  // A lower asymptotic efficiency makes a large GEMM proportionally slower.
+  const ComputeWork gemm{"qkv_fwd", 1e13, 1e9, DType::kBf16};
+  EXPECT_GT(tuned.compute().seconds(gemm), plain.compute().seconds(gemm) * 1.3);
+
+  EXPECT_NE(error_of(text + "compute_model { compute_eff_max: 1.5 }").find("compute_model.compute_eff_max"),
+            std::string::npos);
+  EXPECT_NE(error_of(text + "compute_model { memory_eff_max: -1 }").find("compute_model.memory_eff_max"),
+            std::string::npos);
+  EXPECT_NE(error_of(text + "compute_model { op_overhead_us: -2 }").find("compute_model.op_overhead_us"),
+            std::string::npos);
+}
+
+TEST(JobSpec, LoadPicksTheFormatFromTheFileName) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto json = dir / "warpsim_job_spec_test.json";
+  const auto text = dir / "warpsim_job_spec_test.txtpb";
+  {
+    std::ofstream(json)
+        << R"({"gpuType": "H200", "model": {"numLayers": 2, "hiddenSize": 64, "ffnHiddenSize": 256,
+        "numAttentionHeads": 4, "seqLengthTokens": 32, "vocabSize": 100}, "training": {"globalBatchSequences": 4}})";
+    std::ofstream(text) << "gpu_type: \"H200\" model { num_layers: 2 hidden_size: 64 ffn_hidden_size: 256 "
+                           "num_attention_heads: 4 seq_length_tokens: 32 vocab_size: 100 } "
+                           "training { global_batch_sequences: 4 }";
+  }
+  const spec::JobSpec a = spec::load_job_spec(json.string());
+  const spec::JobSpec b = spec::load_job_spec(text.string());
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
+  EXPECT_EQ(a.parallelism().tensor_parallel(), 1u);  // normalized defaults
+  EXPECT_EQ(a.model().dtype(), spec::JobModel::BF16);
+  std::filesystem::remove(json);
+  std::filesystem::remove(text);
+  EXPECT_THROW(spec::load_job_spec((dir / "no_such_spec.json").string()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace warpsim::workload

@@ -1,0 +1,174 @@
+// Transformer arithmetic: parameter counts of published models, FLOPs per step vs 6*N*tokens, and the GEMM
+// shapes the ops carry for the compute model's tile/wave quantization.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/workload/gpu_program.hpp"
+#include "models/workload/transformer.hpp"
+#include "tests/models/workload/test_jobs.hpp"
+
+namespace warpsim::workload {
+namespace {
+
+ModelShape gpt3_175b() {
+  ModelShape s;
+  s.layers = 96;
+  s.hidden = 12288;
+  s.ffn = 4 * 12288;
+  s.heads = 96;
+  s.kv_heads = 96;
+  s.seq = 2048;
+  s.vocab = 50257;
+  s.linear_bias = true;
+  s.learned_pos = true;
+  return s;
+}
+
+TEST(Params, Gpt3_175B) {
+  // Brown et al. 2020 report 175.0B; the usual exact count for this shape is 174.6B.
+  const double n = count_params(gpt3_175b()).total(96);
+  EXPECT_NEAR(n / 174.6e9, 1.0, 0.01) << n;
+}
+
+TEST(Params, Llama3_405B) {
+  ModelShape s;
+  s.layers = 126;
+  s.hidden = 16384;
+  s.ffn = 53248;
+  s.heads = 128;
+  s.kv_heads = 8;
+  s.seq = 8192;
+  s.vocab = 128256;
+  s.gated_mlp = true;
+  s.rms_norm = true;
+  s.untied = true;
+  const double n = count_params(s).total(s.layers);
+  EXPECT_NEAR(n / 405e9, 1.0, 0.01) << n;  // Meta: 405B
+}
+
+TEST(Params, Mixtral8x7B) {
+  ModelShape s;
+  s.layers = 32;
+  s.hidden = 4096;
+  s.ffn = 14336;
+  s.heads = 32;
+  s.kv_heads = 8;
+  s.seq = 4096;
+  s.vocab = 32000;
+  s.experts = 8;
+  s.top_k = 2;
+  s.gated_mlp = true;
+  s.rms_norm = true;
+  s.untied = true;
+  const ParamCounts c = count_params(s);
+  EXPECT_NEAR(c.total(s.layers) / 46.7e9, 1.0, 0.01) << c.total(s.layers);  // Mistral: 46.7B total
+  EXPECT_NEAR(c.active(s.layers, s.experts, s.top_k) / 12.9e9, 1.0, 0.01);  // 12.9B active
+}
+
+TEST(Params, MegatronOneTrillion) {
+  // Narayanan et al. 2021, Table 1: 128 layers, hidden 25600 -> 1008B parameters.
+  ModelShape s;
+  s.layers = 128;
+  s.hidden = 25600;
+  s.ffn = 4 * 25600;
+  s.heads = 160;
+  s.kv_heads = 160;
+  s.seq = 2048;
+  s.vocab = 51200;
+  s.linear_bias = true;
+  s.learned_pos = true;
+  EXPECT_NEAR(count_params(s).total(s.layers) / 1008e9, 1.0, 0.01);
+}
+
+// Sum of the compute FLOPs of every GPU's op stream in one step.
+double program_flops(const std::shared_ptr<const Job>& job) {
+  double flops = 0;
+  for (std::uint32_t r = 0; r < job->world_size(); ++r) {
+    GpuProgram prog(job, r, 1);
+    for (std::uint64_t i = 0; i < prog.size(); ++i) {
+      const Op o = prog.op(i);
+      if (o.kind == OpKind::kCompute && o.phase != Phase::kOptimizer) flops += o.flops;
+    }
+  }
+  return flops;
+}
+
+TEST(Flops, StepFlopsMatchSixNTokensPlusAttention) {
+  for (const char* parallel :
+       {"", "tensor_parallel: 2 pipeline_parallel: 2 data_parallel: 2",
+        "tensor_parallel: 2 context_parallel: 2 sequence_parallel: true",
+        "pipeline_parallel: 2 pipeline_schedule: INTERLEAVED_1F1B virtual_stages_per_rank: 2 "
+        "data_parallel: 2 zero_stage: 3"}) {
+    const auto job = testing::make_job(testing::dense_spec_text(parallel, "global_batch_sequences: 8"));
+    const double analytic = analytic_step_flops(job->shape(), 8);
+    EXPECT_NEAR(program_flops(job) / analytic, 1.0, 0.01) << parallel;
+  }
+}
+
+TEST(Flops, RecomputationAddsOneForwardOfTheLayers) {
+  const auto plain = testing::make_job(testing::dense_spec_text("", "global_batch_sequences: 4"));
+  const auto recompute =
+      testing::make_job(testing::dense_spec_text("", "global_batch_sequences: 4 activation_recompute: true"));
+  // Layers' forward is 1/3 of their fwd+bwd; the output head is not recomputed.
+  const double extra = program_flops(recompute) - program_flops(plain);
+  double layer_forward = 0;
+  for (const auto& op : plain->layer_ops().forward) layer_forward += op.flops;
+  EXPECT_NEAR(extra / (layer_forward * plain->shape().layers * plain->microbatches()), 1.0, 1e-9);
+}
+
+TEST(Flops, MoeStepFlopsUseActiveParameters) {
+  const auto job = testing::make_job(testing::moe_spec_text(
+      "data_parallel: 4 expert_parallel: 4 tensor_parallel: 2", "global_batch_sequences: 8"));
+  EXPECT_NEAR(program_flops(job) / analytic_step_flops(job->shape(), 8), 1.0, 0.01);
+}
+
+const LayerOp& find_op(const std::vector<LayerOp>& ops, std::string_view name, Phase phase) {
+  for (const auto& op : ops) {
+    if (op.name == name && op.phase == phase) return op;
+  }
+  throw std::runtime_error("no op " + std::string(name));
+}
+
+TEST(GemmShapes, OpsCarryTheirMatrixShapes) {
+  // GPT-3 175B on TP=8, micro-batch 2: local tokens 4096, 12 heads of 128 per GPU.
+  Degrees d;
+  d.tp = 8;
+  const LayerOps ops = build_layer_ops(gpt3_175b(), d, 2, true);
+  const double T = 2 * 2048, h = 12288;
+  const LayerOp& qkv = find_op(ops.forward, "qkv_fwd", Phase::kForward);
+  EXPECT_EQ(qkv.gemm, (GemmShape{T, 3 * h / 8, h, 1, false}));
+  EXPECT_DOUBLE_EQ(qkv.flops, 2 * qkv.gemm.m * qkv.gemm.n * qkv.gemm.k);
+  // The recomputed forward is the same GEMM; the backward is marked so dgrad and wgrad shapes are used.
+  EXPECT_EQ(find_op(ops.backward, "qkv_fwd", Phase::kRecompute).gemm, qkv.gemm);
+  const LayerOp& qkv_bwd = find_op(ops.backward, "qkv_bwd", Phase::kBackward);
+  EXPECT_EQ(qkv_bwd.gemm, (GemmShape{T, 3 * h / 8, h, 1, true}));
+  EXPECT_EQ(find_op(ops.forward, "mlp_down_fwd", Phase::kForward).gemm,
+            (GemmShape{T, h, 4 * h / 8, 1, false}));
+  // Attention: one product per sequence and local head.
+  const LayerOp& scores = find_op(ops.forward, "attn_scores_fwd", Phase::kForward);
+  EXPECT_EQ(scores.gemm, (GemmShape{2048, 2048, 128, 2 * 12, false}));
+  EXPECT_DOUBLE_EQ(scores.flops, 2 * scores.gemm.m * scores.gemm.n * scores.gemm.k * scores.gemm.batch);
+  EXPECT_EQ(find_op(ops.forward, "attn_values_fwd", Phase::kForward).gemm,
+            (GemmShape{2048, 128, 2048, 24, false}));
+  EXPECT_EQ(find_op(ops.head_forward, "lm_head_fwd", Phase::kForward).gemm.n, std::ceil(50257.0 / 8));
+  // Elementwise ops carry no shape (no quantization).
+  EXPECT_FALSE(find_op(ops.forward, "softmax_fwd", Phase::kForward).gemm.valid());
+  EXPECT_FALSE(find_op(ops.backward, "ln1_bwd", Phase::kBackward).gemm.valid());
+}
+
+TEST(GemmShapes, ExpertsAreGroupedGemms) {
+  const auto job = testing::make_job(testing::moe_spec_text(
+      "data_parallel: 4 expert_parallel: 4 tensor_parallel: 2", "global_batch_sequences: 8"));
+  const LayerOp& up = find_op(job->layer_ops().forward, "expert_up_fwd", Phase::kForward);
+  ASSERT_TRUE(up.gemm.valid());
+  EXPECT_DOUBLE_EQ(up.gemm.batch, static_cast<double>(job->shape().experts) / 4);
+  EXPECT_NEAR(up.flops, 2 * up.gemm.m * up.gemm.n * up.gemm.k * up.gemm.batch, 1e-6 * up.flops);
+}
+
+}  // namespace
+}  // namespace warpsim::workload
