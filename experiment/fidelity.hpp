@@ -1,7 +1,7 @@
 // Network fidelity of an experiment: the one parser of its name ("packet" | "flow") and the one rule that
 // resolves the two spec fields that can set it (simulation.fidelity, per experiment, and
 // cluster.network.fidelity, per cluster file) plus a command-line flag. Header-only so that the spec loader
-// (experiment/spec, which moves into experiment/spec) applies the same rule without a library cycle.
+// (experiment/spec/) applies the same rule without a library cycle.
 #pragma once
 
 #include <optional>

@@ -69,7 +69,7 @@ bad=$tmp/bad
 cp -r "$base" "$bad"
 add models/phold/bad.cpp '// kernel' '#include "engine/kernel/engine.hpp"' '#include <mpi.h>'
 add models/phold/deep/bad.cpp '#include "../../../partition/map.hpp"'
-add models/workload/trace.proto 'import "experiment/spec/job.proto";'
+add models/workload/trace.proto 'import "jobs/spec/job.proto";'
 add engine/model.hpp '#include "engine/kernel/engine.hpp"' '#include "mpi.h"'
 add engine/kernel/gvt.cpp '#include "models/phold/phold.hpp"' '#include "io/writer.hpp"'
 add io/writer.cpp '#include "models/cluster/topology.hpp"'
@@ -83,7 +83,7 @@ check_tree bad 1 \
   'models/phold/bad.cpp:2: R1: includes "engine/kernel/engine.hpp"' \
   'models/phold/bad.cpp:3: R1: includes <mpi.h>' \
   'models/phold/deep/bad.cpp:1: R1: includes "../../../partition/map.hpp"' \
-  'models/workload/trace.proto:3: R1: includes "experiment/spec/job.proto"' \
+  'models/workload/trace.proto:3: R1: includes "jobs/spec/job.proto"' \
   'models/workload/trace.proto:3: R7:' \
   'engine/model.hpp:1: R2:' 'engine/model.hpp:2: R2: includes "mpi.h"' \
   'engine/kernel/gvt.cpp:1: R3:' 'engine/kernel/gvt.cpp:2: R3:' \
