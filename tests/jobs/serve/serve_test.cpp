@@ -56,6 +56,14 @@ class ServeTest : public ::testing::Test {
     port_ = server_->port();
     thread_ = std::thread([this] { io_.run(); });
   }
+  // Stops the server as the service does on SIGTERM (its children stop with it) and drains its handlers, so
+  // start() can run a new one on the same state folder.
+  void stop_server() {
+    boost::asio::post(io_, [this] { server_->stop(); });
+    thread_.join();  // run() returns once the stopped server has no work left
+    server_.reset();
+    io_.restart();
+  }
   std::string token_file(const std::string& token, fs::perms perms) {
     const std::string path = (dir_ / "token").string();
     std::ofstream(path) << token << '\n';
@@ -138,6 +146,78 @@ TEST_F(ServeTest, SubmitStatusListAndCancel) {
   EXPECT_FALSE(reply.ok());
   EXPECT_NE(reply.error().find("already ended"), std::string::npos) << reply.error();
   EXPECT_EQ(c.call(status_request()).jobs_size(), 3);
+}
+
+// Issue #25: a restart on the same --state used to start again at j1 and overwrite jobs/j1. Now the jobs of
+// earlier runs are listed with their results, untouched, and new ids continue after the highest folder.
+TEST_F(ServeTest, RestartKeepsHistoryAndNeverReusesAnId) {
+  start();
+  std::string j1_output, j1_summary;
+  {
+    Client c("127.0.0.1", port_);
+    spec::ServiceRequest submit;
+    submit.mutable_submit()->set_experiment(read(kSmall));
+    auto reply = c.call(submit);
+    ASSERT_TRUE(reply.ok()) << reply.error();
+    ASSERT_EQ(reply.jobs(0).id(), "j1");
+    const auto done = wait_done(c, "j1");
+    ASSERT_EQ(done.state(), "done");
+    j1_output = done.output();
+    j1_summary = read(j1_output);
+    ASSERT_NE(j1_summary.find("step seconds: "), std::string::npos);
+    // j2 is still running when the service stops.
+    submit.mutable_submit()->set_experiment(read(std::string(WARPSIM_EXAMPLES_DIR) + "/default.textproto"));
+    reply = c.call(submit);
+    ASSERT_TRUE(reply.ok()) << reply.error();
+    ASSERT_EQ(reply.jobs(0).id(), "j2");
+  }
+  stop_server();
+  const auto j1_time = fs::last_write_time(j1_output);
+  // A folder made behind the service's back: its id is skipped, never reused.
+  fs::create_directories(dir_ / "state" / "jobs" / "j5");
+
+  start();
+  spec::ServiceRequest submit;
+  submit.mutable_submit()->set_experiment(read(kSmall));
+  {
+    Client c("127.0.0.1", port_);
+    auto reply = c.call(status_request());
+    ASSERT_TRUE(reply.ok()) << reply.error();
+    ASSERT_EQ(reply.jobs_size(), 2);
+    EXPECT_EQ(reply.jobs(0).id(), "j1");
+    EXPECT_EQ(reply.jobs(0).state(), "done");
+    EXPECT_EQ(reply.jobs(0).exit_code(), 0);
+    EXPECT_EQ(reply.jobs(0).output(), j1_output);
+    EXPECT_EQ(reply.jobs(1).id(), "j2");
+    EXPECT_EQ(reply.jobs(1).state(), "interrupted");
+    spec::ServiceRequest list;
+    list.mutable_list_results();
+    reply = c.call(list);
+    ASSERT_TRUE(reply.ok()) << reply.error();
+    ASSERT_EQ(reply.results_size(), 1);
+    EXPECT_EQ(reply.results(0).job_id(), "j1");
+    EXPECT_EQ(reply.results(0).experiment(), "small64");
+
+    reply = c.call(submit);
+    ASSERT_TRUE(reply.ok()) << reply.error();
+    EXPECT_EQ(reply.jobs(0).id(), "j6");
+    EXPECT_EQ(wait_done(c, "j6").state(), "done");
+    EXPECT_EQ(read(j1_output), j1_summary);
+    EXPECT_EQ(fs::last_write_time(j1_output), j1_time);
+    EXPECT_EQ(c.call(status_request()).jobs_size(), 3);
+    reply = c.call(list);
+    ASSERT_EQ(reply.results_size(), 2);
+    EXPECT_EQ(reply.results(1).job_id(), "j6");
+  }
+
+  // A third start continues from the counter even when the newest folder is gone.
+  stop_server();
+  fs::remove_all(dir_ / "state" / "jobs" / "j6");
+  start();
+  Client c("127.0.0.1", port_);
+  const auto reply = c.call(submit);
+  ASSERT_TRUE(reply.ok()) << reply.error();
+  EXPECT_EQ(reply.jobs(0).id(), "j7");
 }
 
 TEST_F(ServeTest, RefusedRequestsGetAnErrorAndTheServiceKeepsServing) {
