@@ -5,11 +5,16 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <sys/wait.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -218,6 +223,75 @@ TEST_F(ServeTest, RestartKeepsHistoryAndNeverReusesAnId) {
   const auto reply = c.call(submit);
   ASSERT_TRUE(reply.ok()) << reply.error();
   EXPECT_EQ(reply.jobs(0).id(), "j7");
+}
+
+// Issue #25: `warpsim client` waited forever on a service that accepts and never replies. A fake service
+// here accepts every connection and says nothing; the client gives up after its timeout, and the CLI prints
+// one error line and exits 124.
+TEST_F(ServeTest, ClientTimesOutOnAServiceThatNeverReplies) {
+  namespace asio = boost::asio;
+  using asio::ip::tcp;
+  asio::io_context fake_io;
+  tcp::acceptor acceptor(fake_io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  const std::uint16_t port = acceptor.local_endpoint().port();
+  std::vector<std::shared_ptr<tcp::socket>> held;  // accepted and never answered
+  std::function<void()> accept = [&] {
+    acceptor.async_accept([&](const boost::system::error_code& ec, tcp::socket s) {
+      if (ec) return;
+      held.push_back(std::make_shared<tcp::socket>(std::move(s)));
+      accept();
+    });
+  };
+  accept();
+  std::thread fake([&] { fake_io.run(); });
+
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string error;
+  try {
+    Client c("127.0.0.1", port, std::chrono::seconds(1));
+    (void)c.call(status_request());
+  } catch (const TimeoutError& e) {
+    error = e.what();
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(error,
+            "no answer from 127.0.0.1:" + std::to_string(port) + " within 1 s (waiting for the reply)");
+  EXPECT_GE(waited, 0.9);
+  EXPECT_LT(waited, 5.0);
+
+  // The CLI: one error line on stderr, exit code 124, well within the bound.
+  const char* binary = std::getenv("WARPSIM_BINARY");
+  ASSERT_NE(binary, nullptr);
+  const std::string err_file = (dir_ / "client.err").string();
+  const auto t1 = std::chrono::steady_clock::now();
+  const int status = std::system((std::string(binary) + " client --port " + std::to_string(port) +
+                                  " --timeout-s 1 status >/dev/null 2>" + err_file)
+                                     .c_str());
+  const double cli_waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 124);
+  EXPECT_LT(cli_waited, 5.0);
+  const std::string err = read(err_file);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(err.rfind("warpsim: error: no answer from 127.0.0.1:", 0), 0u) << err;
+  EXPECT_NE(err.find("within 1 s"), std::string::npos) << err;
+
+  // A bad --timeout-s is a usage error.
+  const int bad = std::system((std::string(binary) + " client --port " + std::to_string(port) +
+                               " --timeout-s 0 status >/dev/null 2>" + err_file)
+                                  .c_str());
+  ASSERT_TRUE(WIFEXITED(bad));
+  EXPECT_EQ(WEXITSTATUS(bad), 2);
+  EXPECT_NE(read(err_file).find("--timeout-s must be more than 0"), std::string::npos) << read(err_file);
+
+  std::size_t accepted = 0;
+  asio::post(fake_io, [&] {
+    accepted = held.size();
+    acceptor.close();
+    for (auto& s : held) s->close();
+  });
+  fake.join();
+  EXPECT_EQ(accepted, 2u);  // both clients really were connected, and then heard nothing
 }
 
 TEST_F(ServeTest, RefusedRequestsGetAnErrorAndTheServiceKeepsServing) {
