@@ -16,6 +16,7 @@
 #include "jobs/cli/usage_error.hpp"
 #include "jobs/serve/client.hpp"
 #include "jobs/serve/server.hpp"
+#include "jobs/serve/submit_spec.hpp"
 #include "jobs/sweep/child_process.hpp"
 #include "jobs/sweep/sweep_store.hpp"
 
@@ -129,10 +130,13 @@ int run_client(const ClientFlags& f) {
   };
   if (f.action == "submit-experiment" || f.action == "submit-sweep") {
     need_argument("a spec file");
+    // The service reads no files a client names: base_file, cluster_file and job_file are read here and
+    // sent inline.
     std::string text;
     try {
-      text = sweep::read_text_file(f.argument);
-    } catch (const std::runtime_error& e) {
+      text = f.action == "submit-experiment" ? serve::self_contained_experiment_text(f.argument)
+                                             : serve::self_contained_sweep_text(f.argument);
+    } catch (const std::exception& e) {
       throw UsageError(f.action + ": " + e.what());
     }
     auto& submit = *request.mutable_submit();

@@ -22,6 +22,7 @@
 #include "jobs/serve/client.hpp"
 #include "jobs/serve/framing.hpp"
 #include "jobs/serve/server.hpp"
+#include "jobs/serve/submit_spec.hpp"
 
 namespace warpsim::serve {
 namespace {
@@ -292,6 +293,73 @@ TEST_F(ServeTest, ClientTimesOutOnAServiceThatNeverReplies) {
   });
   fake.join();
   EXPECT_EQ(accepted, 2u);  // both clients really were connected, and then heard nothing
+}
+
+// Issue #25: submit-sweep refused a sweep whose base is a file. The client now reads base_file (relative to
+// the sweep file) and the base's own files and sends them inline; the service still reads no client files.
+TEST_F(ServeTest, SweepWithABaseFileIsSentInline) {
+  fs::create_directories(dir_ / "base");
+  fs::create_directories(dir_ / "sweeps");
+  fs::copy_file(kSmall, dir_ / "base" / "small64.textproto");
+  const std::string sweep_file = (dir_ / "sweeps" / "s.textproto").string();
+  std::ofstream(sweep_file) << "name: \"s\"\nbase_file: \"../base/small64.textproto\"\n"
+                               "axes { path: \"simulation.seed\" values: [\"1\", \"2\"] }\n";
+  const std::string text = self_contained_sweep_text(sweep_file);
+  EXPECT_EQ(text.find("base_file"), std::string::npos) << text;
+  EXPECT_NE(text.find("fat_tree_64xh100"), std::string::npos) << text;
+
+  start();
+  Client c("127.0.0.1", port_);
+  spec::ServiceRequest submit;
+  submit.mutable_submit()->set_sweep(read(sweep_file));  // as written: still refused by the service
+  auto reply = c.call(submit);
+  EXPECT_FALSE(reply.ok());
+  EXPECT_NE(reply.error().find("base_file is not accepted"), std::string::npos) << reply.error();
+  submit.mutable_submit()->set_sweep(text);
+  submit.mutable_submit()->set_jobs(2);
+  reply = c.call(submit);
+  ASSERT_TRUE(reply.ok()) << reply.error();
+  EXPECT_EQ(wait_done(c, reply.jobs(0).id()).state(), "done");
+  spec::ServiceRequest list;
+  list.mutable_list_results();
+  reply = c.call(list);
+  ASSERT_EQ(reply.results_size(), 2);
+  EXPECT_EQ(reply.results(0).experiment(), "s-0");
+  EXPECT_EQ(reply.results(1).experiment(), "s-1");
+  for (const auto& r : reply.results()) EXPECT_EQ(r.status(), "done");
+
+  // An experiment's job_file is inlined the same way; a self-contained file is sent as written.
+  const std::string megatron = std::string(WARPSIM_EXAMPLES_DIR) + "/megatron-1t-3072xa100.textproto";
+  ASSERT_NE(read(megatron).find("job_file"), std::string::npos);
+  const std::string inlined = self_contained_experiment_text(megatron);
+  EXPECT_EQ(inlined.find("job_file"), std::string::npos) << inlined;
+  EXPECT_NE(inlined.find("job {"), std::string::npos) << inlined;
+  EXPECT_EQ(self_contained_experiment_text(kSmall), read(kSmall));
+  EXPECT_EQ(self_contained_sweep_text(std::string(WARPSIM_TEST_DATA_DIR) + "/small64-sweep.textproto")
+                .find("base_file"),
+            std::string::npos);
+
+  // Errors name the field and the resolved file.
+  auto error_of = [](const std::string& path) -> std::string {
+    try {
+      (void)self_contained_sweep_text(path);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  std::ofstream(dir_ / "sweeps" / "missing.textproto") << "base_file: \"nope.textproto\"\n";
+  EXPECT_EQ(error_of((dir_ / "sweeps" / "missing.textproto").string()),
+            "base_file: cannot read '" + (dir_ / "sweeps" / "nope.textproto").string() + "'");
+  std::ofstream(dir_ / "base" / "bad.textproto") << "bogus: 1\n";
+  std::ofstream(dir_ / "sweeps" / "bad.textproto") << "base_file: \"../base/bad.textproto\"\n";
+  const std::string bad = error_of((dir_ / "sweeps" / "bad.textproto").string());
+  EXPECT_EQ(bad.rfind("base_file: experiment spec ", 0), 0u) << bad;
+  EXPECT_NE(bad.find("bogus"), std::string::npos) << bad;
+  std::ofstream(dir_ / "sweeps" / "nocluster.textproto")
+      << "base { name: \"x\" cluster_file: \"c.textproto\" }\n";
+  EXPECT_EQ(error_of((dir_ / "sweeps" / "nocluster.textproto").string()),
+            "base.cluster_file: cannot read '" + (dir_ / "sweeps" / "c.textproto").string() + "'");
 }
 
 TEST_F(ServeTest, RefusedRequestsGetAnErrorAndTheServiceKeepsServing) {
