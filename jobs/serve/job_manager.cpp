@@ -87,7 +87,13 @@ void JobManager::load_history() {
     job->dir = jobs_dir + "/" + id;
     std::map<std::string, std::string> record;
     if (fs::exists(job->dir + "/" + kRecordFile, ec)) {
-      std::istringstream in(sweep::read_text_file(job->dir + "/" + kRecordFile));
+      std::string text;
+      try {
+        text = sweep::read_text_file(job->dir + "/" + kRecordFile);
+      } catch (const std::exception&) {
+        // unreadable: handled like a folder without a record
+      }
+      std::istringstream in(text);
       for (std::string line; std::getline(in, line);) {
         const auto space = line.find(' ');
         if (space != std::string::npos) record[line.substr(0, space)] = line.substr(space + 1);
