@@ -6,6 +6,7 @@
 
 #include <boost/asio/signal_set.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "jobs/cli/usage_error.hpp"
 #include "jobs/serve/client.hpp"
 #include "jobs/serve/server.hpp"
+#include "jobs/serve/submit_spec.hpp"
 #include "jobs/sweep/child_process.hpp"
 #include "jobs/sweep/sweep_store.hpp"
 
@@ -87,7 +89,12 @@ struct ClientFlags {
   std::string action;
   std::string argument;
   std::uint32_t jobs = 0;
+  double timeout_s = 30;  // serve::kDefaultClientTimeout
 };
+
+// `warpsim client` exit codes: 0 ok, 1 refused by the service (or no connection), 2 bad input (usage),
+// 124 no answer within --timeout-s (the code timeout(1) uses).
+constexpr int kClientTimeoutExitCode = 124;
 
 void print_reply(const spec::ServiceReply& reply) {
   std::cout << "ok: " << (reply.ok() ? "true" : "false") << '\n';
@@ -114,6 +121,8 @@ void print_reply(const spec::ServiceReply& reply) {
 
 int run_client(const ClientFlags& f) {
   if (f.port <= 0 || f.port > 65535) throw UsageError("--port must be in [1, 65535]");
+  if (!(f.timeout_s > 0 && f.timeout_s <= 86400))
+    throw UsageError("--timeout-s must be more than 0 and at most 86400 seconds");
   spec::ServiceRequest request;
   if (!f.token_file.empty()) request.set_token(serve::read_token_file(f.token_file));
   const auto need_argument = [&](const std::string& what) {
@@ -121,10 +130,13 @@ int run_client(const ClientFlags& f) {
   };
   if (f.action == "submit-experiment" || f.action == "submit-sweep") {
     need_argument("a spec file");
+    // The service reads no files a client names: base_file, cluster_file and job_file are read here and
+    // sent inline.
     std::string text;
     try {
-      text = sweep::read_text_file(f.argument);
-    } catch (const std::runtime_error& e) {
+      text = f.action == "submit-experiment" ? serve::self_contained_experiment_text(f.argument)
+                                             : serve::self_contained_sweep_text(f.argument);
+    } catch (const std::exception& e) {
       throw UsageError(f.action + ": " + e.what());
     }
     auto& submit = *request.mutable_submit();
@@ -146,10 +158,15 @@ int run_client(const ClientFlags& f) {
                      "' is not one of submit-experiment, submit-sweep, status, cancel, list");
   }
   try {
-    serve::Client client(f.host, static_cast<std::uint16_t>(f.port));
+    serve::Client client(f.host, static_cast<std::uint16_t>(f.port),
+                         std::chrono::duration<double>(f.timeout_s));
     const auto reply = client.call(request);
     print_reply(reply);
     return reply.ok() ? 0 : 1;
+  } catch (const serve::TimeoutError& e) {
+    std::cerr << "warpsim: error: " << e.what()
+              << "; is the service stuck? (raise --timeout-s to wait longer)\n";
+    return kClientTimeoutExitCode;
   } catch (const std::runtime_error& e) {
     std::cerr << "warpsim: error: " << e.what() << '\n';
     return 1;
@@ -167,6 +184,9 @@ std::function<int()> add_client_command(CLI::App& app, const CommandEnv&) {
   cmd->add_option("--port", f->port, "service port")->required();
   cmd->add_option("--token-file", f->token_file, "token to send (mode 0600)");
   cmd->add_option("--jobs", f->jobs, "submit-sweep: experiments at once");
+  cmd->add_option("--timeout-s", f->timeout_s,
+                  "give up (exit 124) if connecting, or a request and its reply, take longer than this")
+      ->capture_default_str();
   return [f, cmd]() -> int {
     if (!cmd->parsed()) return -1;
     return run_client(*f);

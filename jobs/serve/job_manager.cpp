@@ -1,7 +1,9 @@
 // The service's job table (see job_manager.hpp).
 #include "jobs/serve/job_manager.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 
 #include "experiment/spec/experiment_spec.hpp"
@@ -46,10 +48,102 @@ void add_values(spec::ResultRow& row, const std::map<std::string, std::string>& 
     (*row.mutable_values())["state digest"] = it->second;
 }
 
+std::uint64_t id_number(const std::string& id) {
+  return std::stoull(id.substr(1));  // valid_id: at most 19 digits, so it fits
+}
+
+constexpr const char* kRecordFile = "job.state";  // in each job's folder
+constexpr const char* kNextIdFile = "next-id";    // in the state folder
+
 }  // namespace
 
 JobManager::JobManager(JobManagerOptions options) : options_(std::move(options)) {
   fs::create_directories(options_.state_dir + "/jobs");
+  load_history();
+}
+
+void JobManager::save(const Job& job) {
+  std::ostringstream out;
+  out << "kind " << job.kind << "\nstate " << job.state << "\nexit_code " << job.exit_code << "\njobs "
+      << job.jobs << "\nslurm_job_id " << job.slurm_job_id << '\n';
+  try {
+    sweep::write_file_atomically(job.dir + "/" + kRecordFile, out.str());
+  } catch (const std::exception&) {
+    // A full or read-only disk must not stop the service; the next change writes the record again.
+  }
+}
+
+void JobManager::load_history() {
+  const std::string jobs_dir = options_.state_dir + "/jobs";
+  std::uint64_t highest = 0;
+  for (const auto& entry : fs::directory_iterator(jobs_dir)) {
+    const std::string id = entry.path().filename().string();
+    if (!valid_id(id)) continue;
+    highest = std::max(highest, id_number(id));
+    std::error_code ec;
+    if (!entry.is_directory(ec)) continue;
+    auto job = std::make_unique<Job>();
+    job->id = id;
+    job->dir = jobs_dir + "/" + id;
+    std::map<std::string, std::string> record;
+    if (fs::exists(job->dir + "/" + kRecordFile, ec)) {
+      std::string text;
+      try {
+        text = sweep::read_text_file(job->dir + "/" + kRecordFile);
+      } catch (const std::exception&) {
+        // unreadable: handled like a folder without a record
+      }
+      std::istringstream in(text);
+      for (std::string line; std::getline(in, line);) {
+        const auto space = line.find(' ');
+        if (space != std::string::npos) record[line.substr(0, space)] = line.substr(space + 1);
+      }
+    }
+    job->kind = record.count("kind") ? record["kind"] : "";
+    if (job->kind.empty()) {  // no record (a folder from before records, or a crash while submitting)
+      if (fs::exists(job->dir + "/experiment.spec", ec)) job->kind = "experiment";
+      if (fs::exists(job->dir + "/sweep.spec", ec)) job->kind = "sweep";
+    }
+    if (job->kind != "experiment" && job->kind != "sweep") continue;
+    job->spec_path = job->dir + "/" + job->kind + ".spec";
+    job->state = record.count("state") ? record["state"] : "unknown";
+    try {
+      job->exit_code = record.count("exit_code") ? std::stoi(record["exit_code"]) : 0;
+      job->jobs = record.count("jobs") ? static_cast<std::uint32_t>(std::stoul(record["jobs"])) : 1;
+    } catch (const std::exception&) {
+      job->state = "unknown";
+    }
+    job->slurm_job_id = record.count("slurm_job_id") ? record["slurm_job_id"] : "";
+    if (job->slurm_job_id.empty() && (job->state == "queued" || job->state == "running")) {
+      // Its child stopped with the previous service; its partial output stays in stdout.part.
+      job->state = "interrupted";
+      job->exit_code = -1;
+      save(*job);
+    }
+    jobs_.emplace(id, std::move(job));
+  }
+  next_id_ = highest + 1;
+  std::error_code ec;
+  if (fs::exists(options_.state_dir + "/" + kNextIdFile, ec)) {
+    try {
+      next_id_ = std::max<std::uint64_t>(
+          next_id_, std::stoull(sweep::read_text_file(options_.state_dir + "/" + kNextIdFile)));
+    } catch (const std::exception&) {
+      // unreadable counter: the folder names alone decide
+    }
+  }
+}
+
+std::string JobManager::allocate_job_dir() {
+  for (;; ++next_id_) {
+    const std::string id = "j" + std::to_string(next_id_);
+    // create_directory is false when the folder exists (made by hand, or by another service on this state
+    // folder): that id is skipped, never reused.
+    if (!fs::create_directory(options_.state_dir + "/jobs/" + id)) continue;
+    ++next_id_;
+    sweep::write_file_atomically(options_.state_dir + "/" + kNextIdFile, std::to_string(next_id_) + "\n");
+    return id;
+  }
 }
 
 JobManager::~JobManager() = default;  // each running ChildProcess stops its child
@@ -83,8 +177,6 @@ spec::ServiceReply JobManager::submit(const spec::SubmitRequest& request) {
   if (request.jobs() > 256)
     return error("submit.jobs: at most 256 (got " + std::to_string(request.jobs()) + ")");
   auto job = std::make_unique<Job>();
-  job->id = "j" + std::to_string(next_id_);
-  job->dir = options_.state_dir + "/jobs/" + job->id;
   job->jobs = std::max<std::uint32_t>(1, request.jobs());
   std::string text;
   switch (request.spec_case()) {
@@ -110,14 +202,23 @@ spec::ServiceReply JobManager::submit(const spec::SubmitRequest& request) {
     case spec::SubmitRequest::SPEC_NOT_SET:
       return error("submit: no spec (experiment or sweep)");
   }
-  ++next_id_;
-  fs::create_directories(job->dir);
+  job->id = allocate_job_dir();
+  job->dir = options_.state_dir + "/jobs/" + job->id;
   job->spec_path = job->dir + "/" + job->kind + ".spec";
   sweep::write_file_atomically(job->spec_path, text);
+  save(*job);
   Job& ref = *job;
   jobs_.emplace(job->id, std::move(job));
   if (options_.slurm) {
-    start(ref);
+    try {
+      start(ref);
+    } catch (const std::exception&) {
+      ref.state = "failed";
+      ref.exit_code = -1;
+      save(ref);
+      throw;
+    }
+    save(ref);
   } else {
     queue_.push_back(&ref);
     tick();
@@ -185,6 +286,7 @@ void JobManager::tick() {
       std::error_code ec;
       fs::rename(job->dir + "/stdout.part", job->dir + "/stdout.txt", ec);
       job->child.reset();
+      save(*job);
     } else {
       ++running;
     }
@@ -199,6 +301,7 @@ void JobManager::tick() {
       job->state = "failed";
       job->exit_code = -1;
     }
+    save(*job);
   }
 }
 
@@ -225,12 +328,14 @@ void JobManager::refresh_slurm(Job& job) {
 
 std::string JobManager::output_of(const Job& job) const {
   if (job.kind == "sweep") return job.dir + "/out/index.csv";
-  if (!options_.slurm) return job.dir + "/stdout.txt";
+  if (job.slurm_job_id.empty()) return job.dir + "/stdout.txt";
   return job.dir + "/slurm/warpsim-" + job.id + "-" + job.slurm_job_id + ".out";
 }
 
 spec::JobStatus JobManager::describe(Job& job) {
-  if (options_.slurm) refresh_slurm(job);
+  const std::string before = job.state;
+  refresh_slurm(job);  // no-op for local jobs
+  if (job.state != before) save(job);
   spec::JobStatus s;
   s.set_id(job.id);
   s.set_kind(job.kind);
@@ -261,7 +366,7 @@ spec::ServiceReply JobManager::cancel(const std::string& id) {
   const auto it = jobs_.find(id);
   if (it == jobs_.end()) return error("cancel.id: no job " + id);
   Job& job = *it->second;
-  if (options_.slurm) {
+  if (!job.slurm_job_id.empty()) {
     slurm::cancel_job(job.slurm_job_id);
     job.state = "CANCELLED";
   } else if (job.state == "queued") {
@@ -274,6 +379,7 @@ spec::ServiceReply JobManager::cancel(const std::string& id) {
   } else {
     return error("cancel.id: job " + id + " already ended (" + job.state + ")");
   }
+  save(job);
   spec::ServiceReply reply;
   reply.set_ok(true);
   *reply.add_jobs() = describe(job);

@@ -2,9 +2,16 @@
 // submitted spec (self-contained, valid, within limits), runs it as a child `warpsim run`/`warpsim sweep`
 // (at most max_running at once, the rest queued) or forwards it to Slurm, and answers status, cancel and
 // list-results from its job table. Single-threaded: the server calls it from its one io_context thread.
+//
+// The table survives restarts: each job's folder STATE/jobs/<id>/ holds its spec and a `job.state` record
+// (kind, state, exit code, Slurm id; rewritten atomically on every change), and a new JobManager on the
+// same state folder loads them all. Ids continue after the highest one ever given out (STATE/next-id and
+// the folder names), and a job folder that already exists is never reused, so earlier outputs are never
+// overwritten. A local job that was queued or running when the service stopped is `interrupted`.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <list>
 #include <map>
 #include <memory>
@@ -38,6 +45,13 @@ class JobManager {
   void tick();
 
  private:
+  // Job ids in numeric order (j2 before j10).
+  struct IdLess {
+    bool operator()(const std::string& a, const std::string& b) const {
+      return a.size() != b.size() ? a.size() < b.size() : a < b;
+    }
+  };
+
   struct Job {
     std::string id;
     std::string kind;  // experiment | sweep
@@ -58,9 +72,12 @@ class JobManager {
   void start(Job& job);
   void refresh_slurm(Job& job);
   std::string output_of(const Job& job) const;
+  void save(const Job& job);       // writes the job's record (job.state); never throws
+  void load_history();             // reads the records of an existing state folder
+  std::string allocate_job_dir();  // the next unused id; creates its folder
 
   JobManagerOptions options_;
-  std::map<std::string, std::unique_ptr<Job>> jobs_;
+  std::map<std::string, std::unique_ptr<Job>, IdLess> jobs_;
   std::list<Job*> queue_;
   std::uint64_t next_id_ = 1;
 };
