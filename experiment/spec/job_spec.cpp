@@ -131,7 +131,11 @@ JobSpec parse_job_spec_json(std::string_view text, std::string_view source) {
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;
   const auto status = google::protobuf::util::JsonStringToMessage(std::string(text), &spec, options);
-  if (!status.ok()) throw std::invalid_argument(std::string(source) + ": " + std::string(status.message()));
+  // protobuf appends the input near the error and a caret on further lines: keep the first (the error).
+  if (!status.ok()) {
+    const std::string message(status.message());
+    throw std::invalid_argument(std::string(source) + ": " + message.substr(0, message.find('\n')));
+  }
   return spec;
 }
 
