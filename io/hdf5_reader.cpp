@@ -1,8 +1,13 @@
 // Serial readers for warpsim series files (see hdf5_reader.hpp).
 #include "io/hdf5_reader.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
@@ -39,6 +44,53 @@ std::vector<hsize_t> dims_of(hid_t ds) {
 
 }  // namespace
 
+namespace {
+
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+struct sigaction g_saved[std::size(kCrashSignals)];
+char g_crash_line[4096];
+std::size_t g_crash_length = 0;
+int g_guard_depth = 0;
+
+void on_crash(int) {
+  // Async-signal-safe: write(2) and _exit(2) only.
+  [[maybe_unused]] const auto written = write(2, g_crash_line, g_crash_length);
+  _exit(2);
+}
+
+}  // namespace
+
+CrashGuard::CrashGuard(const std::string& line) {
+  if (g_guard_depth++ > 0) return;
+  g_crash_length = std::min(line.size(), sizeof g_crash_line);
+  std::memcpy(g_crash_line, line.data(), g_crash_length);
+  struct sigaction action {};
+  action.sa_handler = on_crash;
+  sigemptyset(&action.sa_mask);
+  for (std::size_t i = 0; i < std::size(kCrashSignals); ++i)
+    sigaction(kCrashSignals[i], &action, &g_saved[i]);
+}
+
+CrashGuard::~CrashGuard() {
+  if (--g_guard_depth > 0) return;
+  for (std::size_t i = 0; i < std::size(kCrashSignals); ++i)
+    sigaction(kCrashSignals[i], &g_saved[i], nullptr);
+}
+
+void close_hdf5_quietly() {
+  std::fflush(stderr);
+  const int saved = dup(2);
+  const int null = open("/dev/null", O_WRONLY);
+  if (saved >= 0 && null >= 0) dup2(null, 2);
+  H5close();
+  std::fflush(stderr);
+  if (saved >= 0) {
+    dup2(saved, 2);
+    close(saved);
+  }
+  if (null >= 0) close(null);
+}
+
 std::uint64_t element_count(hid_t object, bool attribute) {
   h5::Handle space =
       h5::space(attribute ? H5Aget_space(object) : H5Dget_space(object), "reading a dataspace");
@@ -50,7 +102,10 @@ std::uint64_t element_count(hid_t object, bool attribute) {
 h5::Handle open_series_file(const std::string& path) {
   QuietErrors quiet;
   const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (id < 0) throw std::invalid_argument("cannot open '" + path + "' as an HDF5 file");
+  if (id < 0) {
+    close_hdf5_quietly();  // a half-read damaged superblock can leave objects HDF5 cannot close at exit
+    throw std::invalid_argument("cannot open '" + path + "' as an HDF5 file");
+  }
   h5::Handle file = h5::file(id, "opening " + path);
   // A per-rank result (`--output-layout per-rank`) reads its rows from the rank files next to it; without
   // them HDF5 would quietly return fill values.

@@ -30,22 +30,44 @@ class QuietErrors {
   void* data_ = nullptr;
 };
 
+// HDF5 1.10 can crash on some damaged files (a segmentation fault inside the library). While a CrashGuard
+// lives, such a signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) writes `line` to stderr and ends the
+// process with exit code 2, the code of every other bad-input error, instead of a crash report. Nests.
+class CrashGuard {
+ public:
+  explicit CrashGuard(const std::string& line);
+  ~CrashGuard();
+  CrashGuard(const CrashGuard&) = delete;
+  CrashGuard& operator=(const CrashGuard&) = delete;
+};
+
+// After a failed read: closes the HDF5 library with stderr muted. A damaged file can leave HDF5 objects it
+// cannot release, and the library would print "HDF5: infinite loop closing library" lines at exit. The
+// library re-opens on its next use.
+void close_hdf5_quietly();
+
 // Runs `read()` on the series file `path` with HDF5's error printing off. A failure of the HDF5 library or of
 // the file's structure (a damaged or foreign file) becomes one std::invalid_argument naming the file; the
 // readers' own std::invalid_argument errors (unknown metric, bad flag) pass unchanged.
 template <typename Read>
 auto read_series_file(const std::string& path, Read&& read) -> decltype(read()) {
-  QuietErrors quiet;
-  try {
-    return read();
-  } catch (const std::invalid_argument&) {
-    throw;
-  } catch (const std::bad_alloc&) {
-    throw std::invalid_argument("'" + path +
-                                "' is damaged or not a warpsim series file (a dataset too large)");
-  } catch (const std::exception& e) {
-    throw std::invalid_argument("'" + path + "' is damaged or not a warpsim series file (" + e.what() + ")");
+  const std::string damaged = "'" + path + "' is damaged or not a warpsim series file";
+  std::string error;
+  {
+    CrashGuard guard("warpsim: error: " + damaged + " (the HDF5 library crashed reading it)\n");
+    QuietErrors quiet;
+    try {
+      return read();
+    } catch (const std::invalid_argument&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      error = damaged + " (a dataset too large)";
+    } catch (const std::exception& e) {
+      error = damaged + " (" + e.what() + ")";
+    }
   }
+  close_hdf5_quietly();
+  throw std::invalid_argument(error);
 }
 
 // For HDF5 iteration callbacks: runs `body()` and keeps its exception in `*error` (returning -1, which stops
