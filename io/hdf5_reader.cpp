@@ -1,8 +1,13 @@
 // Serial readers for warpsim series files (see hdf5_reader.hpp).
 #include "io/hdf5_reader.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
@@ -12,24 +17,10 @@ namespace warpsim::io {
 
 namespace {
 
-// Silences HDF5's error-stack printing while probing for things that may legitimately be absent.
-class QuietErrors {
- public:
-  QuietErrors() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-  QuietErrors(const QuietErrors&) = delete;
-  QuietErrors& operator=(const QuietErrors&) = delete;
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
-
 herr_t collect_names(hid_t, const char* name, const H5L_info_t*, void* data) {
-  static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+  auto* names = static_cast<std::vector<std::string>*>(data);
+  if (names->size() >= 100'000) return -1;  // a damaged link table; the caller reports it
+  names->emplace_back(name);
   return 0;
 }
 
@@ -44,17 +35,77 @@ std::vector<std::string> children(hid_t file, const std::string& group) {
 std::vector<hsize_t> dims_of(hid_t ds) {
   h5::Handle space = h5::space(H5Dget_space(ds), "dataset space");
   const int n = H5Sget_simple_extent_ndims(space);
-  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(n, 0)));
-  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  if (n < 0 || n > H5S_MAX_RANK) throw std::runtime_error("HDF5: reading a dataset's rank failed");
+  std::vector<hsize_t> dims(static_cast<std::size_t>(n));
+  if (H5Sget_simple_extent_dims(space, dims.data(), nullptr) < 0)
+    throw std::runtime_error("HDF5: reading a dataset's shape failed");
   return dims;
 }
 
 }  // namespace
 
+namespace {
+
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+struct sigaction g_saved[std::size(kCrashSignals)];
+char g_crash_line[4096];
+std::size_t g_crash_length = 0;
+int g_guard_depth = 0;
+
+void on_crash(int) {
+  // Async-signal-safe: write(2) and _exit(2) only.
+  [[maybe_unused]] const auto written = write(2, g_crash_line, g_crash_length);
+  _exit(2);
+}
+
+}  // namespace
+
+CrashGuard::CrashGuard(const std::string& line) {
+  if (g_guard_depth++ > 0) return;
+  g_crash_length = std::min(line.size(), sizeof g_crash_line);
+  std::memcpy(g_crash_line, line.data(), g_crash_length);
+  struct sigaction action {};
+  action.sa_handler = on_crash;
+  sigemptyset(&action.sa_mask);
+  for (std::size_t i = 0; i < std::size(kCrashSignals); ++i)
+    sigaction(kCrashSignals[i], &action, &g_saved[i]);
+}
+
+CrashGuard::~CrashGuard() {
+  if (--g_guard_depth > 0) return;
+  for (std::size_t i = 0; i < std::size(kCrashSignals); ++i)
+    sigaction(kCrashSignals[i], &g_saved[i], nullptr);
+}
+
+void close_hdf5_quietly() {
+  std::fflush(stderr);
+  const int saved = dup(2);
+  const int null = open("/dev/null", O_WRONLY);
+  if (saved >= 0 && null >= 0) dup2(null, 2);
+  H5close();
+  std::fflush(stderr);
+  if (saved >= 0) {
+    dup2(saved, 2);
+    close(saved);
+  }
+  if (null >= 0) close(null);
+}
+
+std::uint64_t element_count(hid_t object, bool attribute) {
+  h5::Handle space =
+      h5::space(attribute ? H5Aget_space(object) : H5Dget_space(object), "reading a dataspace");
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n < 0) throw std::runtime_error("HDF5: counting the elements of a dataspace failed");
+  return static_cast<std::uint64_t>(n);
+}
+
 h5::Handle open_series_file(const std::string& path) {
   QuietErrors quiet;
   const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (id < 0) throw std::invalid_argument("cannot open '" + path + "' as an HDF5 file");
+  if (id < 0) {
+    close_hdf5_quietly();  // a half-read damaged superblock can leave objects HDF5 cannot close at exit
+    throw std::invalid_argument("cannot open '" + path + "' as an HDF5 file");
+  }
   h5::Handle file = h5::file(id, "opening " + path);
   // A per-rank result (`--output-layout per-rank`) reads its rows from the rank files next to it; without
   // them HDF5 would quietly return fill values.
@@ -64,6 +115,7 @@ h5::Handle open_series_file(const std::string& path) {
     if (!dir.empty()) {
       std::int64_t files = 0;
       h5::Handle attr = h5::attribute(H5Aopen(meta, "rank_files", H5P_DEFAULT), "opening /meta rank_files");
+      if (element_count(attr, true) != 1) throw std::runtime_error("/meta rank_files is not one number");
       h5::check(H5Aread(attr, H5T_NATIVE_INT64, &files), "reading /meta rank_files");
       const std::filesystem::path base = std::filesystem::path(path).parent_path() / dir;
       for (std::int64_t r = 0; r < files; ++r) {
@@ -84,6 +136,7 @@ std::string read_text_attribute(hid_t object, const std::string& name) {
   h5::Handle attr = h5::attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT), "opening attribute " + name);
   h5::Handle t = h5::type(H5Aget_type(attr), "attribute type");
   if (H5Tget_class(t) != H5T_STRING) return {};
+  if (element_count(attr, true) != 1) throw std::runtime_error("attribute " + name + " is not one string");
   if (H5Tis_variable_str(t) > 0) {
     char* text = nullptr;
     h5::Handle mem = h5::string_type();
@@ -92,7 +145,9 @@ std::string read_text_attribute(hid_t object, const std::string& name) {
     H5free_memory(text);
     return value;
   }
-  std::string value(H5Tget_size(t), '\0');
+  const std::size_t size = H5Tget_size(t);
+  if (size == 0 || size > 65536) throw std::runtime_error("attribute " + name + " has an implausible size");
+  std::string value(size, '\0');
   h5::check(H5Aread(attr, t, value.data()), "reading attribute " + name);
   value.erase(std::find(value.begin(), value.end(), '\0'), value.end());
   return value;
@@ -103,6 +158,7 @@ std::vector<std::tuple<std::string, double, std::string>> read_summary(hid_t fil
   for (const std::string& name : children(file, "summary")) {
     h5::Handle ds = h5::dataset(H5Dopen2(file, ("summary/" + name).c_str(), H5P_DEFAULT), "opening " + name);
     double value = 0;
+    if (element_count(ds, false) != 1) throw std::runtime_error("/summary/" + name + " is not one number");
     h5::check(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &value), "reading " + name);
     rows.emplace_back(name, value, read_text_attribute(ds, "unit"));
   }
@@ -121,7 +177,10 @@ std::vector<std::string> series_metrics(hid_t file) {
 std::vector<std::uint64_t> read_sample_times(hid_t file) {
   h5::Handle ds = h5::dataset(H5Dopen2(file, "series/time", H5P_DEFAULT), "opening /series/time");
   const auto dims = dims_of(ds);
-  std::vector<std::uint64_t> times(dims.empty() ? 0 : dims[0]);
+  if (dims.size() != 1 || dims[0] > kMaxReadValues)
+    throw std::runtime_error("/series/time is not a list of at most " + std::to_string(kMaxReadValues) +
+                             " times");
+  std::vector<std::uint64_t> times(dims[0]);
   if (!times.empty())
     h5::check(H5Dread(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, times.data()), "reading times");
   return times;
@@ -156,6 +215,12 @@ SeriesDataset open_series(hid_t file, const std::string& metric) {
 }
 
 std::vector<double> read_rows(const SeriesDataset& series, std::uint64_t first, std::uint64_t rows) {
+  if (first > series.components || rows > series.components - first)
+    throw std::invalid_argument("rows beyond the " + std::to_string(series.components) + " components of " +
+                                series.kind + "/" + series.metric);
+  if (series.samples > kMaxReadValues || rows * series.samples > kMaxReadValues)
+    throw std::runtime_error(series.kind + "/" + series.metric + " has an implausible shape (" +
+                             std::to_string(series.samples) + " samples)");
   std::vector<double> values(rows * series.samples);
   if (values.empty()) return values;
   h5::Handle file_space = h5::space(H5Dget_space(series.dataset), "dataset space");
@@ -180,7 +245,10 @@ std::vector<std::string> component_names(hid_t file, const std::string& kind, st
   h5::Handle ds = h5::dataset(H5Dopen2(file, path.c_str(), H5P_DEFAULT), "opening " + path);
   h5::Handle t = h5::type(H5Dget_type(ds), "name type");
   const std::size_t width = H5Tget_size(t);
-  if (H5Tis_variable_str(t) > 0 || width == 0) return {};
+  if (H5Tget_class(t) != H5T_STRING || H5Tis_variable_str(t) > 0 || width == 0) return {};
+  const auto dims = dims_of(ds);
+  if (dims.size() != 1 || dims[0] != count || width > 4096 || count * width > kMaxReadValues)
+    throw std::runtime_error(path + " does not hold one name per component");
   std::vector<char> raw(count * width);
   if (count) h5::check(H5Dread(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()), "reading " + path);
   std::vector<std::string> names(count);

@@ -85,8 +85,10 @@ std::vector<std::uint64_t> parse_id_ranges(const std::string& text, const std::s
   return ids;
 }
 
-std::uint64_t export_trace(const std::string& h5_path, const std::string& json_path,
-                           const TraceSelection& sel) {
+namespace {
+
+std::uint64_t export_trace_of(const std::string& h5_path, const std::string& json_path,
+                              const TraceSelection& sel) {
   h5::Handle file = open_series_file(h5_path);
   const std::vector<std::uint64_t> times = read_sample_times(file);
   const std::vector<std::string> metrics = series_metrics(file);
@@ -120,6 +122,11 @@ std::uint64_t export_trace(const std::string& h5_path, const std::string& json_p
       if (m.substr(0, m.find('/')) == kind) series.push_back(open_series(file, m));
     }
     const std::uint64_t count = series.front().components;
+    for (const SeriesDataset& s : series) {
+      if (s.components != count || s.samples != times.size())
+        throw std::runtime_error("/series/" + kind + "/" + s.metric +
+                                 " does not match /series/time and the kind's other series");
+    }
     std::vector<std::uint64_t> ids = sel.components;
     if (ids.empty()) {
       for (std::uint64_t i = 0; i < std::min<std::uint64_t>(count, sel.max_components); ++i) ids.push_back(i);
@@ -153,10 +160,18 @@ std::uint64_t export_trace(const std::string& h5_path, const std::string& json_p
   }
   out << "\n]}\n";
   out.close();
-  if (!out) throw std::runtime_error("--trace: writing '" + tmp + "' failed");
+  if (!out) throw std::invalid_argument("--trace: writing '" + tmp + "' failed");
   if (std::rename(tmp.c_str(), json_path.c_str()) != 0)
-    throw std::runtime_error("--trace: renaming to '" + json_path + "': " + std::strerror(errno));
+    throw std::invalid_argument("--trace: renaming to '" + json_path + "': " + std::strerror(errno));
   return written;
+}
+
+}  // namespace
+
+std::uint64_t export_trace(const std::string& h5_path, const std::string& json_path,
+                           const TraceSelection& sel) {
+  // A damaged file is one error naming it; the --trace write errors name the flag.
+  return read_series_file(h5_path, [&] { return export_trace_of(h5_path, json_path, sel); });
 }
 
 }  // namespace warpsim::io

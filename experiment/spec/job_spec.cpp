@@ -37,6 +37,10 @@ void require_positive(std::uint64_t v, const std::string& field) {
   if (v == 0) fail(field, "must be > 0");
 }
 
+void require_at_most(std::uint64_t v, std::uint64_t bound, const std::string& field) {
+  if (v > bound) fail(field, "at most " + str(bound) + " (got " + str(v) + ")");
+}
+
 void require_divides(std::uint64_t divisor, const std::string& divisor_field, std::uint64_t value,
                      const std::string& value_field) {
   if (value % divisor != 0) {
@@ -127,7 +131,11 @@ JobSpec parse_job_spec_json(std::string_view text, std::string_view source) {
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;
   const auto status = google::protobuf::util::JsonStringToMessage(std::string(text), &spec, options);
-  if (!status.ok()) throw std::invalid_argument(std::string(source) + ": " + std::string(status.message()));
+  // protobuf appends the input near the error and a caret on further lines: keep the first (the error).
+  if (!status.ok()) {
+    const std::string message(status.message());
+    throw std::invalid_argument(std::string(source) + ": " + message.substr(0, message.find('\n')));
+  }
   return spec;
 }
 
@@ -149,7 +157,7 @@ JobSpec normalized(JobSpec spec) {
   if (m.dtype() == JobModel::DTYPE_UNSPECIFIED) m.set_dtype(JobModel::BF16);
   if (m.norm() == JobModel::NORM_UNSPECIFIED) m.set_norm(JobModel::LAYER_NORM);
   if (m.num_experts() == 0) m.set_num_experts(1);
-  if (m.num_experts() > 1 && m.moe_top_k() == 0) m.set_moe_top_k(1);
+  // moe_top_k has no default: a mixture of experts without it is an error (validate_job_spec), not top-1.
   auto& p = *spec.mutable_parallelism();
   for (auto [get, set] :
        {std::pair{&JobParallelism::tensor_parallel, &JobParallelism::set_tensor_parallel},
@@ -185,6 +193,33 @@ void validate_job_spec(const JobSpec& s) {
   const auto& p = s.parallelism();
   const auto& t = s.training();
   if (s.gpu_type().empty()) fail("gpu_type", "must be set (e.g. \"H100-SXM\")");
+  // Upper bounds (job_spec.hpp, kMax*) first: they keep the products below (world size, tokens, bytes) in
+  // range, so that every later message is about a plausible job.
+  require_at_most(m.num_layers(), kMaxLayers, "model.num_layers");
+  require_at_most(m.hidden_size(), kMaxHiddenSize, "model.hidden_size");
+  require_at_most(m.ffn_hidden_size(), kMaxFfnHiddenSize, "model.ffn_hidden_size");
+  require_at_most(m.num_attention_heads(), kMaxAttentionHeads, "model.num_attention_heads");
+  require_at_most(m.num_kv_heads(), kMaxAttentionHeads, "model.num_kv_heads");
+  require_at_most(m.seq_length_tokens(), kMaxSeqLengthTokens, "model.seq_length_tokens");
+  require_at_most(m.vocab_size(), kMaxVocabSize, "model.vocab_size");
+  require_at_most(m.num_experts(), kMaxExperts, "model.num_experts");
+  for (const auto& [value, field] :
+       {std::pair{p.tensor_parallel(), "parallelism.tensor_parallel"},
+        std::pair{p.pipeline_parallel(), "parallelism.pipeline_parallel"},
+        std::pair{p.data_parallel(), "parallelism.data_parallel"},
+        std::pair{p.context_parallel(), "parallelism.context_parallel"},
+        std::pair{p.expert_parallel(), "parallelism.expert_parallel"},
+        std::pair{p.virtual_stages_per_rank(), "parallelism.virtual_stages_per_rank"}}) {
+    require_at_most(value, kMaxWorldSize, field);
+  }
+  require_at_most(world_size(s), kMaxWorldSize, "world_size_gpus (TP x PP x DP x CP)");
+  require_at_most(t.micro_batch_sequences(), kMaxMicroBatchSequences, "training.micro_batch_sequences");
+  require_at_most(std::uint64_t{t.micro_batch_sequences()} * m.seq_length_tokens(), kMaxMicroBatchTokens,
+                  "training.micro_batch_sequences x model.seq_length_tokens");
+  require_at_most(t.global_batch_sequences(), kMaxGlobalBatchSequences, "training.global_batch_sequences");
+  require_at_most(t.grad_bucket_bytes(), kMaxBytes, "training.grad_bucket_bytes");
+  require_at_most(t.checkpoint_bytes(), kMaxBytes, "training.checkpoint_bytes");
+  require_at_most(t.dp_tree_chunk_bytes(), kMaxBytes, "training.dp_tree_chunk_bytes");
   require_positive(m.num_layers(), "model.num_layers");
   require_positive(m.hidden_size(), "model.hidden_size");
   require_positive(m.ffn_hidden_size(), "model.ffn_hidden_size");
@@ -195,7 +230,8 @@ void validate_job_spec(const JobSpec& s) {
   require_divides(m.num_kv_heads(), "model.num_kv_heads", m.num_attention_heads(),
                   "model.num_attention_heads");
   if (m.num_experts() > 1 && (m.moe_top_k() == 0 || m.moe_top_k() > m.num_experts())) {
-    fail("model.moe_top_k", "must be within [1, model.num_experts=" + str(m.num_experts()) + "]");
+    fail("model.moe_top_k", "must be within [1, model.num_experts=" + str(m.num_experts()) + "] (got " +
+                                str(m.moe_top_k()) + (m.moe_top_k() == 0 ? ", or unset" : "") + ")");
   }
   if (m.num_experts() <= 1 && m.moe_top_k() > 1) fail("model.moe_top_k", "set but model.num_experts <= 1");
 

@@ -33,7 +33,8 @@ void parse_text_or_json(std::string_view text, google::protobuf::Message& out, s
     google::protobuf::util::JsonParseOptions options;
     options.ignore_unknown_fields = false;
     const auto status = google::protobuf::util::JsonStringToMessage(input, &out, options);
-    if (!status.ok()) throw std::invalid_argument(prefix + std::string(status.message()));
+    const std::string message(status.message());  // its first line: the input and a caret follow
+    if (!status.ok()) throw std::invalid_argument(prefix + message.substr(0, message.find('\n')));
     return;
   }
   google::protobuf::TextFormat::Parser parser;

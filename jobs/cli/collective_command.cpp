@@ -132,7 +132,10 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   const std::uint64_t min_bytes = parse_bytes(o.min_bytes, "--min-bytes");
   const std::uint64_t max_bytes = parse_bytes(o.max_bytes, "--max-bytes");
   const std::uint64_t chunk_bytes = parse_bytes(o.chunk_bytes, "--chunk-bytes");
-  if (min_bytes > max_bytes) throw UsageError("--min-bytes must not exceed --max-bytes");
+  // 0 bytes would be one meaningless row (the sweep cannot grow from 0).
+  if (min_bytes == 0) throw UsageError("--min-bytes must be > 0 (got '" + o.min_bytes + "')");
+  if (min_bytes > max_bytes)
+    throw UsageError("--min-bytes (" + o.min_bytes + ") must not exceed --max-bytes (" + o.max_bytes + ")");
   if (chunk_bytes == 0) throw UsageError("--chunk-bytes must be > 0");
   if (o.step_factor < 2)
     throw UsageError("--step-factor must be >= 2 (got " + std::to_string(o.step_factor) + ")");

@@ -2,6 +2,7 @@
 #include "models/workload/chakra/chakra_trace.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include <fstream>
 #include <iterator>
@@ -78,6 +79,9 @@ Trace parse_trace(std::span<const std::uint8_t> bytes, std::string_view source) 
   Trace trace;
   trace.source = std::string(source);
   if (bytes.empty()) fail(source, 0, "empty file (expected a GlobalMetadata message)");
+  // A malformed message (e.g. a string that is not UTF-8) is reported by the exception below; protobuf's own
+  // "[libprotobuf ERROR ...]" log line would be a second line on stderr.
+  const google::protobuf::LogSilencer quiet;
   std::size_t offset = 0;
   std::size_t index = 0;  // message number; 0 is the metadata
   while (offset < bytes.size()) {

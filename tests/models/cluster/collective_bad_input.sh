@@ -57,6 +57,15 @@ expect_usage_error "$np" "--gpus" collective --cluster "$GOOD" --gpus 5 --stride
 expect_usage_error "$np" "--min-bytes" collective --cluster "$GOOD" --min-bytes 1XB
 expect_usage_error "$np" "--min-bytes" collective --cluster "$GOOD" --min-bytes 2MiB --max-bytes 1MiB
 expect_usage_error "$np" "--step-factor" collective --cluster "$GOOD" --step-factor 1
+# Issue #25: a zero or inverted size range was one silent row.
+expect_usage_error "$np" "--min-bytes must be > 0" collective --cluster "$GOOD" --min-bytes 0
+expect_usage_error "$np" "--min-bytes must be > 0" collective --cluster "$GOOD" --min-bytes 0 --max-bytes 0
+expect_usage_error "$np" "--max-bytes (0)" collective --cluster "$GOOD" --max-bytes 0
+expect_usage_error "$np" "--max-bytes (1KiB)" collective --cluster "$GOOD" --min-bytes 4KiB --max-bytes 1KiB
+expect_usage_error "$np" "--max-bytes: at most 1 TiB" collective --cluster "$GOOD" --max-bytes 2048GiB
+expect_usage_error "$np" "--step-factor" collective --cluster "$GOOD" --step-factor 0
+expect_usage_error "$np" "--step-factor" collective --cluster "$GOOD" --step-factor -4
+expect_usage_error "$np" "--chunk-bytes" collective --cluster "$GOOD" --chunk-bytes 0
 expect_usage_error "$np" "--sync" collective --cluster "$GOOD" --sync eventually
 # Under 2 ranks only rank 0 reports, and every rank exits 2 (mpiexec startup is slow, so a few cases).
 expect_usage_error 2 "fat_tree.radix" collective --cluster "$TMP/radix.textproto"

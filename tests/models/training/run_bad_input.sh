@@ -16,6 +16,17 @@ expect gpu_mismatch "job.gpu_type" 's/simulation { steps: 2 }/cluster_gpu_type: 
 expect bad_dp_algorithm "training.dp_allreduce_algorithm" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_allreduce_algorithm: "butterfly"/'
 expect tree_with_zero1 "training.dp_allreduce_algorithm" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_allreduce_algorithm: "tree"/; s/data_parallel: 4 }/data_parallel: 4 zero_stage: 1 }/'
 expect chunk_without_tree "training.dp_tree_chunk_bytes" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_tree_chunk_bytes: 1000000/'
+# Issue #25: an MoE without moe_top_k was silently top-1, and absurd sizes passed.
+expect moe_top_k_0 "model.moe_top_k" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 8 moe_top_k: 0/'
+expect moe_top_k_unset "model.moe_top_k" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 8/'
+expect moe_top_k_9 "model.moe_top_k" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 8 moe_top_k: 9/'
+expect vocab_huge "model.vocab_size: at most" 's/vocab_size: 32000/vocab_size: 4294967295/'
+expect layers_huge "model.num_layers: at most" 's/num_layers: 4/num_layers: 4000000/'
+expect hidden_huge "model.hidden_size: at most" 's/hidden_size: 1024/hidden_size: 1073741824/'
+expect seq_huge "model.seq_length_tokens: at most" 's/seq_length_tokens: 1024/seq_length_tokens: 4294967295/'
+expect micro_batch_huge "training.micro_batch_sequences" 's/micro_batch_sequences: 1/micro_batch_sequences: 4294967295/'
+expect global_batch_huge "training.global_batch_sequences: at most" 's/global_batch_sequences: 16/global_batch_sequences: 18446744073709551615/'
+expect dp_huge "parallelism.data_parallel: at most" 's/data_parallel: 4/data_parallel: 4294967295/'
 expect unknown_field "no_such_field" 's/simulation { steps: 2 }/simulation { no_such_field: 1 }/'
 printf 'cluster_file: "nope-cluster.textproto"\njob_file: "nope-job.textproto"\n' >"$TMP/missing.textproto"
 code=0

@@ -111,6 +111,66 @@ TEST(JobSpec, ComputeModelFieldsSetTheEfficiencies) {
             std::string::npos);
 }
 
+// Issue #25: moe_top_k 0 (or unset) on a mixture of experts was silently top-1, and a 4294967295-entry
+// vocabulary passed. Each is now one error naming the field.
+TEST(JobSpec, MoeTopKMustBeWithinTheExperts) {
+  const std::string train = "global_batch_sequences: 16";
+  std::string moe = testing::moe_spec_text("", train);
+  EXPECT_EQ(error_of(moe), "");
+  auto with_top_k = [&](const std::string& value) {
+    std::string text = moe;
+    text.replace(text.find("moe_top_k: 2"), 12, value);
+    return error_of(text);
+  };
+  for (const std::string value : {"moe_top_k: 0", "", "moe_top_k: 9"}) {
+    const std::string e = with_top_k(value);
+    EXPECT_NE(e.find("model.moe_top_k: must be within [1, model.num_experts=8]"), std::string::npos)
+        << value << ": " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+  EXPECT_EQ(with_top_k("moe_top_k: 8"), "");
+  EXPECT_EQ(with_top_k("moe_top_k: 1"), "");
+}
+
+TEST(JobSpec, SizesHaveUpperBoundsThatNameTheField) {
+  const std::string train = "global_batch_sequences: 16";
+  const std::string dense = dense_spec_text("", train);
+  struct Case {
+    std::string from, to, field;
+  };
+  const Case cases[] = {
+      {"vocab_size: 32000", "vocab_size: 4294967295", "model.vocab_size: at most 16777216"},
+      {"num_layers: 8", "num_layers: 4294967295", "model.num_layers: at most"},
+      {"hidden_size: 2048", "hidden_size: 4294967295", "model.hidden_size: at most"},
+      {"ffn_hidden_size: 8192", "ffn_hidden_size: 4294967295", "model.ffn_hidden_size: at most"},
+      {"num_attention_heads: 16", "num_attention_heads: 65536", "model.num_attention_heads: at most"},
+      {"seq_length_tokens: 1024", "seq_length_tokens: 4294967295", "model.seq_length_tokens: at most"},
+      {"global_batch_sequences: 16", "global_batch_sequences: 18446744073709551615",
+       "training.global_batch_sequences: at most"},
+      {"global_batch_sequences: 16", "global_batch_sequences: 16 micro_batch_sequences: 4294967295",
+       "training.micro_batch_sequences: at most"},
+      {"global_batch_sequences: 16", "global_batch_sequences: 8192 micro_batch_sequences: 8192",
+       "training.micro_batch_sequences x model.seq_length_tokens: at most"},
+      {"global_batch_sequences: 16", "global_batch_sequences: 16 grad_bucket_bytes: 18446744073709551615",
+       "training.grad_bucket_bytes: at most"},
+      {"parallelism {  }", "parallelism { data_parallel: 4294967295 }", "parallelism.data_parallel: at most"},
+      {"parallelism {  }", "parallelism { tensor_parallel: 65536 pipeline_parallel: 65536 }",
+       "world_size_gpus (TP x PP x DP x CP): at most"},
+  };
+  for (const Case& c : cases) {
+    std::string text = dense;
+    ASSERT_NE(text.find(c.from), std::string::npos) << c.from;
+    text.replace(text.find(c.from), c.from.size(), c.to);
+    const std::string e = error_of(text);
+    EXPECT_NE(e.find(c.field), std::string::npos) << c.to << ": " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+  // The bounds themselves are accepted where the rest of the spec allows them.
+  std::string big = dense;
+  big.replace(big.find("vocab_size: 32000"), 17, "vocab_size: 16777216");
+  EXPECT_EQ(error_of(big), "");
+}
+
 TEST(JobSpec, LoadPicksTheFormatFromTheFileName) {
   const auto dir = std::filesystem::temp_directory_path();
   const auto json = dir / "warpsim_job_spec_test.json";
