@@ -18,6 +18,7 @@
 #include "jobs/cli/engine_options.hpp"
 #include "jobs/cli/usage_error.hpp"
 #include "experiment/spec/cluster_spec.hpp"
+#include "experiment/spec/experiment_spec.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collective_algorithms.hpp"
 #include "models/cluster/collectives.hpp"
@@ -80,7 +81,13 @@ std::string hex(std::uint64_t v) {
 
 int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   if (o.cluster.empty()) throw UsageError("--cluster is required");
-  const spec::ClusterSpec cluster_spec = spec::load_cluster_spec(o.cluster);
+  const spec::ClusterSpec cluster_spec = [&] {
+    try {
+      return spec::load_cluster_of_spec(o.cluster);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--cluster: ") + e.what());
+    }
+  }();
   cluster::ClusterParams params = spec::to_cluster_params(cluster_spec);
   // --fidelity overrides the cluster's network.fidelity (the one rule: experiment/fidelity.hpp).
   const auto fidelity = experiment::resolve_fidelity(o.fidelity, {}, cluster_spec.network().fidelity());
@@ -214,7 +221,7 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
   const int ranks = env.ranks;
   auto o = std::make_shared<CollectiveOptions>();
   CLI::App* cmd = app.add_subcommand("collective", "nccl-tests-like collective sweep on a simulated cluster");
-  cmd->add_option("--cluster", o->cluster, "ClusterSpec file (protobuf text format or JSON)");
+  cmd->add_option("--cluster", o->cluster, "cluster spec, or an experiment spec (its cluster); text format or JSON");
   cmd->add_option("--op", o->op, "allreduce | allgather | reducescatter | alltoall | broadcast")
       ->capture_default_str();
   cmd->add_option("--algorithm,--algo", o->algo,
