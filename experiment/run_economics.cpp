@@ -87,7 +87,7 @@ energy::PowerParams power_params(const spec::ExperimentSpec& exp) {
   return p;
 }
 
-void validate(const spec::ExperimentSpec& exp, bool simulated) {
+void validate(const spec::ExperimentSpec& exp, bool simulated, bool stall_given) {
   try {
     if (exp.has_cost()) spec::validate_cost_spec(exp.cost());
     if (!exp.has_reliability()) return;
@@ -99,9 +99,11 @@ void validate(const spec::ExperimentSpec& exp, bool simulated) {
           "reliability.checkpoint_interval_steps: required with failures (or set "
           "job.training.checkpoint_interval_steps)");
     }
+    if (stall_given) return;
     if (!r.has_checkpoint_seconds() && !simulated) {
       throw std::invalid_argument(
-          "reliability.checkpoint_seconds: required (nothing is simulated to measure the checkpoint stall)");
+          "reliability.checkpoint_seconds: required (nothing is simulated to measure the checkpoint stall, "
+          "and there is no run summary with it and no cluster.storage to estimate it from)");
     }
     if (!r.has_checkpoint_seconds() && checkpoints_simulated(exp) == 0) {
       throw std::invalid_argument(
@@ -179,13 +181,18 @@ void add_report(io::KeyValueReport& report, const spec::ExperimentSpec& exp, con
             : 0;
     reliability::CheckpointParams cp;
     cp.mtbf_s = 1 / failure_rate_per_s(r, t);
-    cp.checkpoint_s = r.has_checkpoint_seconds() ? r.checkpoint_seconds() : measured_c;
+    cp.checkpoint_s = r.has_checkpoint_seconds() ? r.checkpoint_seconds()
+                      : run.checkpoint_seconds     ? *run.checkpoint_seconds
+                                                   : measured_c;
+    const std::string source = r.has_checkpoint_seconds() ? "spec"
+                               : run.checkpoint_seconds    ? run.checkpoint_seconds_source
+                                                           : "simulated";
     cp.restart_s = r.restart_seconds();
     const double interval_s = interval_steps(exp) * clean_step_s;
     const double optimum_s = reliability::optimal_interval_seconds(cp);
     report.add("system mtbf hours", cp.mtbf_s / 3600, 3);
     report.add("checkpoint seconds", cp.checkpoint_s, 6);
-    report.add("checkpoint seconds source", std::string(r.has_checkpoint_seconds() ? "spec" : "simulated"));
+    report.add("checkpoint seconds source", source);
     report.add("restart seconds", cp.restart_s, 3);
     report.add("step seconds without checkpoints", clean_step_s, 6);
     report.add("checkpoint interval steps", static_cast<std::uint64_t>(interval_steps(exp)));

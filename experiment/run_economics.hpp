@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "io/key_value_report.hpp"
 #include "experiment/spec/experiment.pb.h"
@@ -22,8 +23,9 @@ namespace warpsim::experiment::economics {
 
 // Checks the cost and reliability sections (std::invalid_argument naming the field, prefixed
 // "experiment spec: "); nothing to check when both are absent. `simulated` = the checkpoint stall can be
-// measured by simulation (otherwise reliability.checkpoint_seconds is required with failures).
-void validate(const spec::ExperimentSpec& exp, bool simulated = true);
+// measured by simulation (otherwise reliability.checkpoint_seconds is required with failures, unless
+// `stall_given`: the caller supplies it in RunFigures::checkpoint_seconds).
+void validate(const spec::ExperimentSpec& exp, bool simulated = true, bool stall_given = false);
 
 // Applied to every GPU program `warpsim run` simulates (the main run and its what-if runs alike): slows
 // the reliability section's straggler GPUs. Empty when the spec has none.
@@ -52,6 +54,10 @@ struct RunFigures {
   std::uint32_t world = 0;                                // the job's GPUs
   std::uint32_t checkpoints_simulated = 0;                // checkpoint writes in the simulated steps
   std::optional<double> run_seconds_without_checkpoints;  // the same simulation without them
+  // The checkpoint stall when nothing simulated measures it (`warpsim cost`), and where it came from; the
+  // spec's reliability.checkpoint_seconds still wins.
+  std::optional<double> checkpoint_seconds;
+  std::string checkpoint_seconds_source;
   energy::ComponentTotals totals;
   std::uint64_t seed = 0;
 };

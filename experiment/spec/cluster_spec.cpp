@@ -110,11 +110,7 @@ ClusterSpec parse_cluster_spec(std::string_view text, std::string_view origin) {
 }
 
 ClusterSpec load_cluster_spec(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("--cluster: cannot read '" + path + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_cluster_spec(buffer.str(), path);
+  return parse_cluster_spec(read_spec_file(path, "cluster spec"), path);
 }
 
 ClusterSpec validated(ClusterSpec spec) {

@@ -21,14 +21,6 @@ namespace {
   throw std::invalid_argument("experiment spec: " + field + ": " + message);
 }
 
-std::string read_file(const std::string& path, const std::string& field) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(field, "cannot read '" + path + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 std::string resolve(const std::filesystem::path& base, const std::string& file) {
   const std::filesystem::path p(file);
   return p.is_absolute() ? file : (base / p).string();
@@ -52,8 +44,41 @@ ExperimentSpec parse_experiment_spec(std::string_view text, std::string_view ori
   return spec;
 }
 
+namespace {
+
+// Whether `text` parses as a message of type M (no validation).
+template <typename M>
+bool parses_as(std::string_view text) {
+  M m;
+  try {
+    parse_text_or_json(text, m, "", "");
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+  return true;
+}
+
+// An experiment spec's text; a job or cluster spec given where an experiment spec is wanted gets a hint.
+ExperimentSpec parse_experiment_file(const std::string& text, const std::string& path) {
+  try {
+    return parse_experiment_spec(text, path);
+  } catch (const std::invalid_argument&) {
+    if (parses_as<JobSpec>(text)) {
+      fail("file", "'" + path + "' is a job spec; this command needs an experiment spec (cluster + job, or " +
+                       "job_file: \"" + path + "\"; examples/*.textproto are experiment specs)");
+    }
+    if (parses_as<ClusterSpec>(text)) {
+      fail("file", "'" + path + "' is a cluster spec; this command needs an experiment spec (job + cluster, " +
+                       "or cluster_file: \"" + path + "\"; examples/*.textproto are experiment specs)");
+    }
+    throw;
+  }
+}
+
+}  // namespace
+
 ExperimentSpec load_experiment_spec(const std::string& path) {
-  ExperimentSpec spec = parse_experiment_spec(read_file(path, "file"), path);
+  ExperimentSpec spec = parse_experiment_file(read_spec_file(path, "experiment spec"), path);
   const std::filesystem::path base = std::filesystem::path(path).parent_path();
   if (spec.cluster_source_case() == ExperimentSpec::kClusterFile) {
     const std::string file = resolve(base, spec.cluster_file());
@@ -106,6 +131,44 @@ ExperimentSpec validated(ExperimentSpec spec) {
                              "' GPUs (cluster_gpu_type)");
   }
   return spec;
+}
+
+JobSpec load_job_of_spec(const std::string& path) {
+  const std::string text = read_spec_file(path, "spec");
+  if (parses_as<ExperimentSpec>(text)) {
+    const ExperimentSpec probe = parse_experiment_spec(text, path);
+    // A file that only has `name` parses as either; it is an experiment spec when it has a cluster or job.
+    if (probe.cluster_source_case() != ExperimentSpec::CLUSTER_SOURCE_NOT_SET ||
+        probe.job_source_case() != ExperimentSpec::JOB_SOURCE_NOT_SET || !parses_as<JobSpec>(text)) {
+      return load_experiment_spec(path).job();
+    }
+  }
+  if (parses_as<JobSpec>(text)) return load_job_spec(path);
+  // Neither: the error of the kind it more likely is (an experiment spec's top-level fields).
+  try {
+    parse_experiment_spec(text, path);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string(e.what()) + " (neither an experiment spec nor a job spec)");
+  }
+  return load_job_spec(path);  // not reached
+}
+
+ClusterSpec load_cluster_of_spec(const std::string& path) {
+  const std::string text = read_spec_file(path, "cluster spec");
+  if (!parses_as<ClusterSpec>(text) && parses_as<ExperimentSpec>(text)) {
+    ExperimentSpec exp = parse_experiment_spec(text, path);
+    switch (exp.cluster_source_case()) {
+      case ExperimentSpec::kCluster:
+        return exp.cluster();
+      case ExperimentSpec::kClusterFile: {
+        const std::string file = resolve(std::filesystem::path(path).parent_path(), exp.cluster_file());
+        return nested("cluster_file", [&] { return load_cluster_spec(file); });
+      }
+      case ExperimentSpec::CLUSTER_SOURCE_NOT_SET:
+        fail("cluster", "required in '" + path + "' (cluster or cluster_file)");
+    }
+  }
+  return parse_cluster_spec(text, path);
 }
 
 }  // namespace warpsim::spec

@@ -10,11 +10,17 @@
 
 namespace warpsim::spec {
 
-// Parses text format, or JSON when the first non-blank character is '{'. Does not resolve or validate.
+// Parses text format or JSON (spec_text.hpp's rule). Does not resolve or validate.
 ExperimentSpec parse_experiment_spec(std::string_view text, std::string_view origin);
 // Reads a file, resolves cluster_file/job_file into inline messages (relative paths are taken from the
 // experiment file's folder), normalizes defaults and validates everything.
 ExperimentSpec load_experiment_spec(const std::string& path);
+// The job of a file that is a job spec or an experiment spec (then loaded and validated whole, the job
+// returned), for commands that need only the job (`warpsim estimate`). Normalized and validated.
+JobSpec load_job_of_spec(const std::string& path);
+// The cluster of a file that is a cluster spec or an experiment spec (its cluster or cluster_file), for
+// `warpsim collective --cluster`. Parsed, not validated (like load_cluster_spec).
+ClusterSpec load_cluster_of_spec(const std::string& path);
 // Validates an experiment whose cluster and job are inline; fills simulation defaults.
 ExperimentSpec validated(ExperimentSpec spec);
 

@@ -1,6 +1,7 @@
 // JobSpec parsing (text/JSON), default filling, structural validation and the conversion to the workload
 // model's plain JobParams (see job_spec.hpp).
 #include "experiment/spec/job_spec.hpp"
+#include "experiment/spec/spec_text.hpp"
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
@@ -140,12 +141,9 @@ JobSpec parse_job_spec_json(std::string_view text, std::string_view source) {
 }
 
 JobSpec load_job_spec(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("job spec: cannot read '" + path + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-  JobSpec spec = json ? parse_job_spec_json(buffer.str(), path) : parse_job_spec_text(buffer.str(), path);
+  const std::string text = read_spec_file(path, "job spec");
+  JobSpec spec = looks_like_json(text) ? parse_job_spec_json(strip_bom(text), path)
+                                       : parse_job_spec_text(strip_bom(text), path);
   spec = normalized(std::move(spec));
   validate_job_spec(spec);
   return spec;

@@ -16,7 +16,8 @@ namespace warpsim::spec {
 JobSpec parse_job_spec_text(std::string_view text, std::string_view source = "<job spec>");
 // Parses JSON (proto3 JSON mapping, field names in lowerCamelCase or as written in the .proto).
 JobSpec parse_job_spec_json(std::string_view text, std::string_view source = "<job spec>");
-// Reads a file: JSON when the name ends in ".json", text format otherwise. Result is normalized + validated.
+// Reads a file: JSON or text format by the content (spec_text.hpp's rule, a UTF-8 BOM is dropped). Result is
+// normalized + validated.
 JobSpec load_job_spec(const std::string& path);
 
 // Upper bounds validate_job_spec() enforces, far above any shipped example (the largest: 128 layers, hidden

@@ -5,6 +5,11 @@
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -24,12 +29,39 @@ class FirstError final : public google::protobuf::io::ErrorCollector {
 
 }  // namespace
 
+std::string_view strip_bom(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+  return text;
+}
+
+bool looks_like_json(std::string_view text) {
+  text = strip_bom(text);
+  const auto first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text[first] == '{';
+}
+
+std::string read_spec_file(const std::string& path, std::string_view what) {
+  const std::string prefix = std::string(what) + " '" + path + "': ";
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw std::invalid_argument(prefix + "is a directory, not a file");
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    throw std::invalid_argument(prefix + "cannot read (" + (err != 0 ? std::strerror(err) : "open failed") + ")");
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw std::invalid_argument(prefix + "read error");
+  return buffer.str();
+}
+
 void parse_text_or_json(std::string_view text, google::protobuf::Message& out, std::string_view what,
                         std::string_view origin) {
   const std::string prefix = std::string(what) + " " + std::string(origin) + ": ";
-  const auto first = text.find_first_not_of(" \t\r\n");
-  const std::string input(text);
-  if (first != std::string_view::npos && text[first] == '{') {
+  const std::string input(strip_bom(text));
+  if (looks_like_json(input)) {
     google::protobuf::util::JsonParseOptions options;
     options.ignore_unknown_fields = false;
     const auto status = google::protobuf::util::JsonStringToMessage(input, &out, options);

@@ -1,14 +1,26 @@
-// Parsing of a spec file's text into a protobuf message: JSON when the text starts with '{', protobuf text
-// format otherwise. Shared by the cluster and experiment specs so they report errors the same way.
+// Reading a spec file and parsing its text into a protobuf message. One rule for every loader (experiment,
+// job, cluster, cost, sweep specs): an optional UTF-8 byte-order mark is dropped, then the text is JSON when
+// its first non-blank byte is '{' and protobuf text format otherwise. The file name's extension plays no
+// part.
 #pragma once
 
 #include <google/protobuf/message.h>
 
+#include <string>
 #include <string_view>
 
 namespace warpsim::spec {
 
-// Fills `out` from `text`; unknown fields are errors. Throws std::invalid_argument
+// `text` without a leading UTF-8 byte-order mark (EF BB BF).
+std::string_view strip_bom(std::string_view text);
+// The detection rule above: true when the text (after a BOM and blanks) starts with '{'.
+bool looks_like_json(std::string_view text);
+
+// The bytes of the file at `path`. A directory, a missing or unreadable file throws std::invalid_argument
+// "<what> '<path>': <reason>" (what = "experiment spec", "job spec", ...).
+std::string read_spec_file(const std::string& path, std::string_view what);
+
+// Fills `out` from `text` by the rule above; unknown fields are errors. Throws std::invalid_argument
 // "<what> <origin>: <first error, with line:column for text format>".
 void parse_text_or_json(std::string_view text, google::protobuf::Message& out, std::string_view what,
                         std::string_view origin);

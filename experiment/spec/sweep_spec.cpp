@@ -36,11 +36,11 @@ using google::protobuf::Reflection;
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot read '" + path + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  try {
+    return read_spec_file(path, "file");
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
 }
 
 std::string resolve(const std::filesystem::path& base, const std::string& file) {

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/kernel/engine.hpp"
 #include "experiment/fidelity.hpp"
@@ -18,6 +19,7 @@
 #include "jobs/cli/engine_options.hpp"
 #include "jobs/cli/usage_error.hpp"
 #include "experiment/spec/cluster_spec.hpp"
+#include "experiment/spec/experiment_spec.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collective_algorithms.hpp"
 #include "models/cluster/collectives.hpp"
@@ -40,6 +42,7 @@ struct CollectiveOptions {
   std::string chunk_bytes = "1MiB";
   std::string fidelity;         // "" = the cluster spec's network.fidelity
   std::int64_t local_gpus = 0;  // hierarchical: group ranks per node; 0 = from the cluster and --stride
+  bool verbose = false;         // the run cost of every size, not only the total
   EngineOptions engine;
 };
 
@@ -80,7 +83,13 @@ std::string hex(std::uint64_t v) {
 
 int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   if (o.cluster.empty()) throw UsageError("--cluster is required");
-  const spec::ClusterSpec cluster_spec = spec::load_cluster_spec(o.cluster);
+  const spec::ClusterSpec cluster_spec = [&] {
+    try {
+      return spec::load_cluster_of_spec(o.cluster);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--cluster: ") + e.what());
+    }
+  }();
   cluster::ClusterParams params = spec::to_cluster_params(cluster_spec);
   // --fidelity overrides the cluster's network.fidelity (the one rule: experiment/fidelity.hpp).
   const auto fidelity = experiment::resolve_fidelity(o.fidelity, {}, cluster_spec.network().fidelity());
@@ -152,6 +161,12 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
     std::printf("# %14s %14s %12s %12s %12s %18s\n", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "events",
                 "digest");
   }
+  // Run cost varies between runs, the rows do not: it goes on comment lines after the table, so the rows
+  // stay contiguous like nccl-tests' (one total line; per size with --verbose).
+  std::vector<std::string> cost_lines;
+  double total_wall = 0;
+  std::uint64_t total_committed = 0, total_rolled_back = 0, sizes = 0;
+  char line[512];
   for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
     auto program = std::make_shared<cluster::CollectiveProgram>(
         *collective, algorithm->id, group, bytes, chunk_bytes, static_cast<std::uint32_t>(local));
@@ -187,14 +202,19 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
       std::printf("  %14llu %14.3f %12.3f %12.3f %12llu %18s\n", static_cast<unsigned long long>(bytes),
                   seconds * 1e6, algbw, busbw, static_cast<unsigned long long>(r.total.committed),
                   hex(r.state_digest).c_str());
-      // Run cost on a comment line: it varies between runs, the rows above do not.
-      std::printf("# %llu bytes: wall %.3f s, %.0f committed events/s, %llu rolled back, %d ranks\n",
-                  static_cast<unsigned long long>(bytes), r.wall_seconds,
-                  r.wall_seconds > 0 ? static_cast<double>(r.total.committed) / r.wall_seconds : 0.0,
-                  static_cast<unsigned long long>(r.total.rolled_back), r.ranks);
+      ++sizes;
+      total_wall += r.wall_seconds;
+      total_committed += r.total.committed;
+      total_rolled_back += r.total.rolled_back;
+      std::snprintf(line, sizeof line,
+                    "# %llu bytes: wall %.3f s, %.0f committed events/s, %llu rolled back, %d ranks\n",
+                    static_cast<unsigned long long>(bytes), r.wall_seconds,
+                    r.wall_seconds > 0 ? static_cast<double>(r.total.committed) / r.wall_seconds : 0.0,
+                    static_cast<unsigned long long>(r.total.rolled_back), r.ranks);
+      cost_lines.emplace_back(line);
       if (r.ranks > 1) {  // where parallel time goes: cross-rank traffic and rollbacks
         const auto& t = r.total;
-        std::printf(
+        std::snprintf(line, sizeof line,
             "# %llu bytes: committed remote %.1f%%, %llu rollbacks, %llu anti-messages, %llu GVT rounds, "
             "%llu MPI messages, %llu throttle waits\n",
             static_cast<unsigned long long>(bytes),
@@ -202,10 +222,21 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
             static_cast<unsigned long long>(t.rollbacks), static_cast<unsigned long long>(t.anti_sent),
             static_cast<unsigned long long>(t.gvt_rounds), static_cast<unsigned long long>(t.mpi_messages),
             static_cast<unsigned long long>(t.throttle_waits));
+        cost_lines.emplace_back(line);
       }
       std::fflush(stdout);
     }
     if (bytes > max_bytes / static_cast<std::uint64_t>(o.step_factor) || bytes == 0) break;
+  }
+  if (rank == 0) {
+    if (o.verbose)
+      for (const auto& l : cost_lines) std::fputs(l.c_str(), stdout);
+    std::printf("# run cost: %llu sizes, wall %.3f s, %.0f committed events/s, %llu rolled back, %d ranks%s\n",
+                static_cast<unsigned long long>(sizes), total_wall,
+                total_wall > 0 ? static_cast<double>(total_committed) / total_wall : 0.0,
+                static_cast<unsigned long long>(total_rolled_back), ranks,
+                o.verbose ? "" : " (--verbose: per size)");
+    std::fflush(stdout);
   }
   return 0;
 }
@@ -217,7 +248,7 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
   const int ranks = env.ranks;
   auto o = std::make_shared<CollectiveOptions>();
   CLI::App* cmd = app.add_subcommand("collective", "nccl-tests-like collective sweep on a simulated cluster");
-  cmd->add_option("--cluster", o->cluster, "ClusterSpec file (protobuf text format or JSON)");
+  cmd->add_option("--cluster", o->cluster, "cluster spec, or an experiment spec (its cluster); text format or JSON");
   cmd->add_option("--op", o->op, "allreduce | allgather | reducescatter | alltoall | broadcast")
       ->capture_default_str();
   cmd->add_option("--algorithm,--algo", o->algo,
@@ -236,6 +267,8 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
   cmd->add_option("--local-gpus", o->local_gpus,
                   "hierarchical: group GPUs per node (0 = the node's GPUs in the group)")
       ->capture_default_str();
+  cmd->add_flag("--verbose", o->verbose,
+                "after the table, the run cost (wall, events/s, rollbacks) of every size");
   add_engine_options(*cmd, o->engine);
   return [o, cmd, rank, ranks]() -> int {
     if (!cmd->parsed()) return -1;

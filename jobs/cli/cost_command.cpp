@@ -7,10 +7,12 @@
 // example can be studied without copying it.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -67,6 +69,18 @@ std::map<std::string, double> read_summary(const std::string& path) {
   return values;
 }
 
+// Estimate of one checkpoint's stall (docs/energy-cost.md): the whole job's checkpoint (weights + optimizer
+// state, or training.checkpoint_bytes) written at the storage's aggregate bandwidth, capped by the job's GPUs
+// at their per-client bandwidth, plus one request latency; no network, no overlap with the step. None
+// without storage targets.
+std::optional<double> storage_write_seconds(const spec::ExperimentSpec& exp, const workload::Job& job) {
+  const auto& st = exp.cluster().storage();
+  if (st.targets() == 0 || !(st.bandwidth_gbps() > 0)) return std::nullopt;
+  double gbps = st.targets() * st.bandwidth_gbps();
+  if (st.per_client_bandwidth_gbps() > 0) gbps = std::min(gbps, job.world_size() * st.per_client_bandwidth_gbps());
+  return job.checkpoint_bytes() * 8 / (gbps * 1e9) + static_cast<double>(st.request_latency_ns()) * 1e-9;
+}
+
 int run_cost(const CostOptions& o, int rank) {
   spec::ExperimentSpec exp = spec::load_experiment_spec(o.spec_path);
   if (!o.with_path.empty()) {
@@ -78,11 +92,24 @@ int run_cost(const CostOptions& o, int rank) {
   if (!exp.has_cost() && !exp.has_reliability()) {
     throw UsageError("SPEC: the experiment has no cost or reliability section (add one, or use --with)");
   }
-  experiment::economics::validate(exp, /*simulated=*/false);
   const auto job = experiment::build_job(exp);
+  std::map<std::string, double> summary;
+  if (!o.summary_path.empty()) summary = read_summary(o.summary_path);
+  // The checkpoint stall, when the spec does not give it (reliability.checkpoint_seconds wins): the saved
+  // run's simulated `checkpoint seconds`, else the time to write the checkpoint at the storage's bandwidth.
+  experiment::economics::RunFigures run;
+  if (!exp.reliability().has_checkpoint_seconds()) {
+    if (summary.count("checkpoint seconds")) {
+      run.checkpoint_seconds = summary.at("checkpoint seconds");
+      run.checkpoint_seconds_source = "summary";
+    } else if (const auto s = storage_write_seconds(exp, *job)) {
+      run.checkpoint_seconds = *s;
+      run.checkpoint_seconds_source = "storage bandwidth estimate";
+    }
+  }
+  experiment::economics::validate(exp, /*simulated=*/false, run.checkpoint_seconds.has_value());
   const std::uint32_t world = job->world_size();
   const auto topology = cluster::make_topology(spec::to_cluster_params(exp.cluster()));
-  experiment::economics::RunFigures run;
   run.totals = energy::inventory(*topology);
   run.world = world;
   run.seed = exp.simulation().seed() != 0 ? exp.simulation().seed() : o.seed;
@@ -91,7 +118,7 @@ int run_cost(const CostOptions& o, int rank) {
   std::string source;
   double compute_s = 0, nic_bytes = 0;
   if (!o.summary_path.empty()) {
-    const auto s = read_summary(o.summary_path);
+    const auto& s = summary;
     if (static_cast<std::uint32_t>(s.at("gpus")) != world) {
       throw UsageError("--summary: it is a run of " + std::to_string(static_cast<long>(s.at("gpus"))) +
                        " GPUs, the experiment has " + std::to_string(world));

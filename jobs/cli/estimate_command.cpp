@@ -1,6 +1,6 @@
-// `warpsim estimate JOBSPEC`: compute-only step-time estimate of a training job (roofline compute model +
-// pipeline schedule, communication free). The network-aware answer comes from the cluster simulation; this
-// one bounds it from below and shows the compute/bubble split.
+// `warpsim estimate SPEC`: compute-only step-time estimate of a training job, given as an experiment spec
+// (its job) or a job spec (roofline compute model + pipeline schedule, communication free). The network-aware
+// answer comes from the cluster simulation; this one bounds it from below and shows the compute/bubble split.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -11,6 +11,7 @@
 #include "io/key_value_report.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/usage_error.hpp"
+#include "experiment/spec/experiment_spec.hpp"
 #include "experiment/spec/job_spec.hpp"
 #include "models/workload/gpu_program.hpp"
 #include "models/workload/measured_table.hpp"
@@ -34,7 +35,7 @@ int run_estimate(const EstimateOptions& o, int rank) {
   if (!o.measured_table.empty()) {
     table = std::make_shared<const workload::MeasuredTable>(workload::MeasuredTable::load(o.measured_table));
   }
-  spec::JobSpec spec = spec::load_job_spec(o.spec_path);
+  spec::JobSpec spec = spec::load_job_of_spec(o.spec_path);
   const auto fraction = [](bool given, double v, const char* flag) {
     if (given && !(v > 0 && v <= 1)) throw UsageError(std::string(flag) + ": must be within (0, 1]");
   };
@@ -92,8 +93,9 @@ std::function<int()> add_estimate_command(CLI::App& app, const CommandEnv& env) 
   const int rank = env.rank;
   auto o = std::make_shared<EstimateOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "estimate", "Compute-only step time of a training job spec (roofline + pipeline bubble, no network)");
-  cmd->add_option("JOBSPEC", o->spec_path, "job spec (.json = JSON, otherwise protobuf text format)")
+      "estimate", "Compute-only step time of a training job (roofline + pipeline bubble, no network)");
+  cmd->add_option("SPEC", o->spec_path,
+                  "experiment spec (its job) or job spec; protobuf text format, or JSON when it starts with '{'")
       ->required();
   cmd->add_option("--measured-table", o->measured_table, "CSV op,flops,time_us overriding the compute model");
   cmd->add_option("--compute-eff-max", o->efficiency.compute_eff_max, "asymptotic GEMM efficiency (0,1]")

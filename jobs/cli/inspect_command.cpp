@@ -25,14 +25,20 @@ struct InspectOptions {
   std::string components;  // "0-15,20"; empty = the first --max-tracks of each kind
   std::string kind;
   std::int64_t max_tracks = 64;
+  // --metric or --top given: the user asked for the top-N list, so the file description (datasets,
+  // /meta, /summary: hundreds of lines) is left out unless --all asks for it too.
+  bool top_only = false;
+  bool all = false;
 };
 
 int run_inspect(const InspectOptions& o, int rank) {
   if (o.top < 0) throw UsageError("--top must be >= 0");
   if (o.max_tracks < 1) throw UsageError("--max-tracks must be >= 1");
   if (rank != 0) return 0;
-  io::describe_series_file(o.file, std::cout);
-  io::print_summary(o.file, std::cout);
+  if (!o.top_only || o.all) {
+    io::describe_series_file(o.file, std::cout);
+    io::print_summary(o.file, std::cout);
+  }
 
   std::string metric = o.metric;
   if (metric.empty()) {
@@ -72,7 +78,10 @@ std::function<int()> add_inspect_command(CLI::App& app, const CommandEnv& env) {
       app.add_subcommand("inspect", "Describe a series file (HDF5); export a Perfetto/Chrome trace");
   cmd->add_option("file", options->file, "results file written by --output")->required();
   cmd->add_option("--metric", options->metric, "KIND/METRIC for the top-N list (default: the first series)");
-  cmd->add_option("--top", options->top, "how many of the hottest components to list")->capture_default_str();
+  cmd->add_option("--top", options->top,
+                  "how many of the hottest components to list; with --metric or --top only that list is printed")
+      ->capture_default_str();
+  cmd->add_flag("--all", options->all, "with --metric/--top: print the file description and summary too");
   CLI::Option* trace = cmd->add_option("--trace", options->trace, "write a trace-event JSON file here");
   cmd->add_option("--components", options->components, "component ids for --trace, e.g. 0-15,20")
       ->needs(trace);
@@ -82,6 +91,7 @@ std::function<int()> add_inspect_command(CLI::App& app, const CommandEnv& env) {
       ->needs(trace);
   return [options, cmd, rank]() -> int {
     if (!cmd->parsed()) return -1;
+    options->top_only = cmd->get_option("--metric")->count() > 0 || cmd->get_option("--top")->count() > 0;
     return run_inspect(*options, rank);
   };
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/kernel/mpi_session.hpp"
+#include "io/hdf5_series_writer.hpp"
 #include "io/logging.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/usage_error.hpp"
@@ -23,6 +24,11 @@ int main(int argc, char** argv) {
 
   CLI::App app{"warpsim: parallel discrete-event simulation of HPC clusters and training jobs"};
   app.require_subcommand(1);
+  // The project version (CMake's PROJECT_VERSION) and the git revision the build was configured at, the
+  // same pair the HDF5 results file stores.
+  app.set_version_flag("--version",
+                       "warpsim " + warpsim::io::warpsim_version() + " (git " + warpsim::io::git_revision() + ")",
+                       "print the version and git revision and exit");
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace | debug | info | warn | error | off")
       ->capture_default_str();
@@ -49,6 +55,9 @@ int main(int argc, char** argv) {
     if (rank == 0) app.exit(e);
     return 0;
   } catch (const CLI::CallForAllHelp& e) {
+    if (rank == 0) app.exit(e);
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
     if (rank == 0) app.exit(e);
     return 0;
   } catch (const CLI::ParseError& e) {

@@ -42,7 +42,7 @@ for spec in "1 512 optimistic block" "2 256 optimistic block" "2 256 conservativ
 done
 
 # inspect: listing with shapes and units, summary, top-N, trace export of 16 components.
-info=$(run_np 1 inspect "$tmp/run.h5" --metric phold_lp/events --top 5 --trace "$tmp/trace.json" --components 0-15)
+info=$(run_np 1 inspect "$tmp/run.h5" --metric phold_lp/events --top 5 --all --trace "$tmp/trace.json" --components 0-15)
 grep -q "^/series/phold_lp/events  \[$LPS, $SAMPLES\] float64  unit=events  aggregation=sum$" <<<"$info" ||
   fail "inspect does not list the events dataset: $info"
 grep -q "^  events_committed: $committed events$" <<<"$info" || fail "inspect summary: $info"

@@ -75,7 +75,7 @@ run_np 2 run "$SPEC" --progress-seconds 0 --output "$tmp/pr.h5" --overwrite --ou
 same_results "$tmp/seq.h5" "$tmp/pr.h5" || fail "one-file result over a per-rank one differs"
 echo "ok a per-rank result without its rank files is refused by inspect and plot_results.py; overwritten cleanly"
 
-info=$(run_np 1 inspect "$tmp/run.h5" --metric switch_port/bytes --top 3)
+info=$(run_np 1 inspect "$tmp/run.h5" --metric switch_port/bytes --top 3 --all)
 grep -q '^/series/gpu/busy  \[16, [0-9]*\] float64  unit=fraction  aggregation=time_average$' <<<"$info" ||
   fail "inspect does not list /series/gpu/busy: $info"
 [[ $(grep -c '^ *[0-9]*\. id [0-9]* (.*\.p[0-9]*): ' <<<"$info") -eq 3 ]] || fail "inspect top 3: $info"

@@ -8,7 +8,7 @@ SPEC=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 value() { sed -n "s/^$1: //p" <<<"$2"; }
-# Nothing is simulated by `warpsim cost`, so the checkpoint stall must be given.
+# The checkpoint stall given, so that `cost` and `run` use the same one.
 sed -e 's/^reliability {/reliability {\n  checkpoint_seconds: 0.05/' "$SPEC" >"$TMP/spec.textproto"
 "$WARPSIM" run "$TMP/spec.textproto" --sync sequential --progress-seconds 0 >"$TMP/summary.txt"
 run=$(cat "$TMP/summary.txt")
@@ -36,4 +36,9 @@ expect_exit2 no_summary "--summary" "$WARPSIM" cost "$TMP/spec.textproto" --summ
 echo "step seconds: 1" >"$TMP/short.txt"
 expect_exit2 bad_summary "--summary" "$WARPSIM" cost "$TMP/spec.textproto" --summary "$TMP/short.txt"
 expect_exit2 no_with "--with" "$WARPSIM" cost "$TMP/bare.textproto" --with "$TMP/nope.textproto"
-expect_exit2 no_stall "reliability.checkpoint_seconds" "$WARPSIM" cost "$SPEC"
+# Without the field, cost estimates the stall from the storage; with no storage either it must be given.
+[[ $(value 'checkpoint seconds source' "$("$WARPSIM" cost "$SPEC")") == 'storage bandwidth estimate' ]] ||
+  { echo "FAIL: no storage bandwidth estimate"; exit 1; }
+sed -e 's/storage { targets: 2 /storage { targets: 0 /' "$SPEC" >"$TMP/nostorage.textproto"
+cmp -s "$SPEC" "$TMP/nostorage.textproto" && { echo "FAIL: storage rewrite did not apply"; exit 1; }
+expect_exit2 no_stall "reliability.checkpoint_seconds" "$WARPSIM" cost "$TMP/nostorage.textproto"

@@ -171,15 +171,18 @@ TEST(JobSpec, SizesHaveUpperBoundsThatNameTheField) {
   EXPECT_EQ(error_of(big), "");
 }
 
-TEST(JobSpec, LoadPicksTheFormatFromTheFileName) {
+// JSON or text format by the content (experiment/spec/spec_text.hpp), not the name: JSON in a .txtpb file,
+// text format in a .json file, each after a UTF-8 byte-order mark.
+TEST(JobSpec, LoadPicksTheFormatFromTheContent) {
   const auto dir = std::filesystem::temp_directory_path();
-  const auto json = dir / "warpsim_job_spec_test.json";
-  const auto text = dir / "warpsim_job_spec_test.txtpb";
+  const auto json = dir / "warpsim_job_spec_test.txtpb";
+  const auto text = dir / "warpsim_job_spec_test.json";
   {
     std::ofstream(json)
-        << R"({"gpuType": "H200", "model": {"numLayers": 2, "hiddenSize": 64, "ffnHiddenSize": 256,
+        << "\xEF\xBB\xBF  " << R"({"gpuType": "H200", "model": {"numLayers": 2, "hiddenSize": 64, "ffnHiddenSize": 256,
         "numAttentionHeads": 4, "seqLengthTokens": 32, "vocabSize": 100}, "training": {"globalBatchSequences": 4}})";
-    std::ofstream(text) << "gpu_type: \"H200\" model { num_layers: 2 hidden_size: 64 ffn_hidden_size: 256 "
+    std::ofstream(text) << "\xEF\xBB\xBF"
+                           "gpu_type: \"H200\" model { num_layers: 2 hidden_size: 64 ffn_hidden_size: 256 "
                            "num_attention_heads: 4 seq_length_tokens: 32 vocab_size: 100 } "
                            "training { global_batch_sequences: 4 }";
   }
