@@ -2,11 +2,15 @@
 #include "experiment/spec/experiment_spec.hpp"
 #include "experiment/spec/spec_text.hpp"
 
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "engine/kernel/engine_config.hpp"
 #include "experiment/fidelity.hpp"
@@ -34,6 +38,27 @@ auto nested(const std::string& field, F&& f) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument("experiment spec: " + field + ": " + e.what());
   }
+}
+
+
+// Where text-format parsing as `Message` first fails, as (line, column); (-1, -1) when it parses. Used to
+// report, for a file that is neither kind of spec, the error of the kind that read further into it.
+class ErrorPosition final : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string&) override {
+    if (at.first < 0) at = {line, column};
+  }
+  std::pair<int, int> at{-1, -1};
+};
+
+template <class Message>
+std::pair<int, int> text_error_position(std::string_view text) {
+  Message message;
+  google::protobuf::TextFormat::Parser parser;
+  ErrorPosition errors;
+  parser.RecordErrorsTo(&errors);
+  parser.ParseFromString(std::string(strip_bom(text)), &message);
+  return errors.at;
 }
 
 }  // namespace
@@ -144,7 +169,11 @@ JobSpec load_job_of_spec(const std::string& path) {
     }
   }
   if (parses_as<JobSpec>(text)) return load_job_spec(path);
-  // Neither: the error of the kind it more likely is (an experiment spec's top-level fields).
+  // Neither: the error of the kind that read further into the file (a job spec with a bad value reads past
+  // `model {`, where an experiment spec stops at once); on a tie or JSON, an experiment spec's.
+  if (!looks_like_json(text) && text_error_position<JobSpec>(text) > text_error_position<ExperimentSpec>(text)) {
+    return load_job_spec(path);  // throws the job spec's error
+  }
   try {
     parse_experiment_spec(text, path);
   } catch (const std::invalid_argument& e) {
