@@ -16,6 +16,7 @@
 #include "engine/hash.hpp"
 #include "experiment/engine_report.hpp"
 #include "experiment/run_economics.hpp"
+#include "experiment/run_forecast.hpp"
 #include "experiment/training_partition.hpp"
 #include "experiment/training_setup.hpp"
 #include "experiment/training_simulation.hpp"
@@ -32,7 +33,7 @@ std::string hex(std::uint64_t v) {
 }
 
 // `warpsim run --check`: the experiment's size, without simulating.
-io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const TrainingSetup& t) {
+io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const TrainingSetup& t, const RunForecast& f) {
   std::uint64_t ops = 0;
   for (std::uint32_t g = 0; g < t.job->world_size(); g += t.job->pipeline_stride()) ops += t.program->size(g);
   io::KeyValueReport report;
@@ -42,6 +43,12 @@ io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const TrainingS
   report.add("steps", static_cast<std::uint64_t>(t.steps));
   report.add("gpu ops per pipeline column", ops);
   report.add("estimate step seconds", t.estimate.step_seconds, 6);
+  report.add("lps", f.lps);
+  report.add(f.events_upper_bound ? "predicted events (upper bound, flow fidelity)" : "predicted events", f.events,
+             0);
+  report.add("predicted peak rss bytes per rank", f.peak_bytes_per_rank, 0);
+  report.add("predicted wall seconds", f.wall_seconds, 1);
+  report.add("reference events per second", kReferenceEventsPerSecond, 0);
   report.add("spec", std::string("ok"));
   return report;
 }
@@ -105,9 +112,13 @@ RunOutcome run_training(const RunRequest& request, MPI_Comm comm) {
   const auto end = static_cast<SimTime>(sim.end_time_s() * static_cast<double>(kPicosPerSecond));
   const EngineConfig config = to_engine_config(settings.options, end, kPicosPerNano, ranks, settings.sources);
   const TrainingSetup t = build_training(exp);
+  check_end_time_fits(t, sim.end_time_s());
+  // Before a long run, say so (on stderr, before any work): the forecast is cheap next to any run it warns of.
+  const RunForecast forecast = forecast_run(t, ranks);
+  if (rank == 0 && request.warn) request.warn(forecast.warnings);
   RunOutcome outcome;
   if (request.check_only) {
-    if (rank == 0) outcome.report = check_report(exp, t);
+    if (rank == 0) outcome.report = check_report(exp, t, forecast);
     return outcome;
   }
 

@@ -6,7 +6,9 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/sim_time.hpp"
 #include "experiment/engine_settings.hpp"
@@ -25,6 +27,9 @@ struct RunRequest {
   bool attribute = false;     // also the what-if reruns without each communication class
   RunOutputOptions output;
   CheckpointOptions checkpoint;
+  // Called on rank 0 before simulating with the forecast's warnings (run_forecast.hpp), one line each; the
+  // front end decides how to show them. Unset: not shown.
+  std::function<void(const std::vector<std::string>&)> warn;
 };
 
 struct RunOutcome {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "experiment/training_run.hpp"
 #include "jobs/cli/command_registry.hpp"
@@ -66,6 +67,9 @@ std::function<int()> add_run_command(CLI::App& app, const CommandEnv& env) {
                 .seed = if_given(*cmd, "--seed", r->engine.seed),
                 .partition = if_given(*cmd, "--partition", r->engine.partition),
                 .sample_interval_ns = if_given(*cmd, "--sample-interval", *sample_interval_ns)};
+    r->warn = [](const std::vector<std::string>& lines) {
+      for (const std::string& line : lines) std::cerr << "warpsim: warning: " << line << '\n';
+    };
     return print_outcome(experiment::run_training(*r, MPI_COMM_WORLD), *r, rank);
   };
 }
