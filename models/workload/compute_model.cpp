@@ -1,4 +1,4 @@
-// Roofline compute-time model with efficiency curves (see compute_model.hpp).
+// Roofline compute-time model with per-GPU kernel efficiencies (see compute_model.hpp).
 #include "models/workload/compute_model.hpp"
 
 #include <algorithm>
@@ -11,8 +11,27 @@
 
 namespace warpsim::workload {
 
+namespace {
+
+// FlashAttention's backward executes 2.5x the forward FLOPs (it recomputes the scores); the op carries 2x.
+constexpr double kAttentionBwdRecompute = 2.5 / 2.0;
+
+bool set(double v) {
+  return !std::isnan(v);
+}
+
+}  // namespace
+
 ComputeWork compute_work(const Op& op) {
-  return {op.name, op.flops, op.bytes, op.dtype, op.gemm};
+  return {op.name, op.flops, op.bytes, op.dtype, op.gemm, op.kernel};
+}
+
+EfficiencyParams EfficiencyParams::resolved(const GpuProfile& gpu) const {
+  EfficiencyParams r;
+  r.compute_eff_max = set(compute_eff_max) ? compute_eff_max : gpu.kernels.gemm(DType::kBf16);
+  r.memory_eff_max = set(memory_eff_max) ? memory_eff_max : gpu.kernels.memory;
+  r.op_overhead_s = set(op_overhead_s) ? op_overhead_s : gpu.kernels.kernel_gap_s;
+  return r;
 }
 
 double gemm_wave_factor(const GpuProfile& gpu, double rows, double cols, double inner, double batch) {
@@ -44,7 +63,7 @@ double gemm_quantization(const GpuProfile& gpu, const GemmShape& g) {
 
 ComputeModel::ComputeModel(const GpuProfile& gpu, EfficiencyParams params,
                            std::shared_ptr<const MeasuredTable> table)
-    : gpu_(&gpu), params_(params), table_(std::move(table)) {
+    : gpu_(&gpu), overrides_(params), params_(params.resolved(gpu)), table_(std::move(table)) {
   if (!(params_.compute_eff_max > 0 && params_.compute_eff_max <= 1)) {
     throw std::invalid_argument("compute_eff_max: must be within (0, 1]");
   }
@@ -56,8 +75,22 @@ ComputeModel::ComputeModel(const GpuProfile& gpu, EfficiencyParams params,
   }
 }
 
+double ComputeModel::kernel_efficiency(KernelKind kind, DType dtype) const {
+  const KernelEfficiency& k = gpu_->kernels;
+  switch (kind) {
+    case KernelKind::kAttentionFwd:
+      return k.sustain * k.attn_fwd;
+    case KernelKind::kAttentionBwd:
+      return k.sustain * k.attn_bwd;
+    case KernelKind::kMatmul:
+      break;
+  }
+  // FP32 ops (the optimizer) run on the CUDA cores and are memory-bound; the GEMM value keeps their tiny
+  // compute term finite.
+  return set(overrides_.compute_eff_max) ? overrides_.compute_eff_max : k.gemm(dtype);
+}
+
 double ComputeModel::compute_efficiency(double flops) const {
-  // Efficiency is a property of the curve, independent of dtype, so BF16 peak sets its scale.
   const double half = gpu_->peak_bf16_flops * params_.compute_eff_max * params_.op_overhead_s;
   return flops <= 0 ? 0.0 : params_.compute_eff_max * flops / (flops + half);
 }
@@ -76,9 +109,11 @@ double ComputeModel::seconds(const ComputeWork& op) const {
     throw std::invalid_argument("model.dtype: " + std::string(to_string(op.dtype)) + " is not supported by " +
                                 std::string(gpu_->name));
   }
-  // The closed form of the saturating curves (header comment): asymptotic rate + one overhead.
-  const double t_compute =
-      op.flops > 0 ? op.flops / (peak * params_.compute_eff_max) * gemm_quantization(*gpu_, op.gemm) : 0.0;
+  // The closed form of the saturating curves (header comment): sustained rate + one per-kernel gap.
+  const double work = op.kernel == KernelKind::kAttentionBwd ? op.flops * kAttentionBwdRecompute : op.flops;
+  const double t_compute = op.flops > 0 ? work / (peak * kernel_efficiency(op.kernel, op.dtype)) *
+                                              gemm_quantization(*gpu_, op.gemm)
+                                        : 0.0;
   const double t_memory = op.bytes > 0 ? op.bytes / (gpu_->hbm_bytes_per_s * params_.memory_eff_max) : 0.0;
   if (op.flops <= 0 && op.bytes <= 0) return 0.0;
   return std::max(t_compute, t_memory) + params_.op_overhead_s;

@@ -1,11 +1,15 @@
-// Compute-time model of one GPU: a roofline on the datasheet peaks with saturating efficiency curves in the
-// op's size, optionally overridden per op by a measured table (measured_table.hpp).
+// Compute-time model of one GPU: a roofline on the datasheet peaks with the kernel-level efficiencies
+// measured on that GPU generation (KernelEfficiency in gpu_profile.hpp; every value cited in
+// docs/gpu-profiles.md), optionally overridden per op by a measured table (measured_table.hpp).
 //
-// Efficiency curves: eff_c(W) = compute_eff_max * W / (W + W_half) with W_half = peak * compute_eff_max *
-// op_overhead_s, and the same form in bytes for HBM. This saturating curve is exactly "time = work at the
-// asymptotic rate + a fixed per-kernel overhead", which is why it is parametrized by an overhead in seconds:
-//   t = max(flops / (peak(dtype) * eff_c(flops)), bytes / (hbm_bw * eff_m(bytes)))
-//     = max(flops / (peak * compute_eff_max) + t0, bytes / (hbm_bw * memory_eff_max) + t0).
+// Each op is charged its work at the sustained rate of its kernel class plus one fixed per-kernel gap:
+//   t = max(flops * w / (peak(dtype) * eff_c), bytes / (hbm_bw * eff_m)) + gap
+// with eff_c by kernel class: GEMMs the sustained large-GEMM efficiency of the op's dtype (FP8 separately),
+// flash attention its own forward and backward efficiencies; w = 1, except the flash-attention backward,
+// which recomputes the score matrix and so executes 2.5x the forward's FLOPs where the op carries 2x
+// (w = 1.25; its efficiency is measured in that 2.5x convention). eff_m is the streaming HBM efficiency.
+// The closed form is the same as the saturating curves eff_c(W) = eff * W / (W + W_half), W_half = peak *
+// eff * gap, that earlier versions documented.
 //
 // GEMM quantization (ops that carry a GemmShape): a GEMM kernel cuts its output into tiles, one SM computes
 // one tile at a time, and tiles run in waves of one tile per SM (NVIDIA, "Matrix Multiplication Background
@@ -17,9 +21,14 @@
 // and K allows (one part per main-loop stage of K at most). The tile's orientation that gives the smaller q
 // is used. A backward op averages the q of its dgrad and wgrad GEMMs (equal FLOPs each). The measured table
 // and the memory term are not affected; elementwise ops carry no shape.
+//
+// Overrides (EfficiencyParams, from the spec's compute_model fields): a set field replaces the profile's
+// value: compute_eff_max the sustained GEMM efficiency of every dtype, memory_eff_max the HBM efficiency,
+// op_overhead_s the per-kernel gap. Unset (NaN, the default) = the GPU profile's measured value.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string_view>
 
@@ -31,23 +40,32 @@ namespace warpsim::workload {
 
 class MeasuredTable;
 
+// Marks an EfficiencyParams field as unset: the GPU profile's measured value applies.
+inline constexpr double kFromProfile = std::numeric_limits<double>::quiet_NaN();
+
 struct EfficiencyParams {
-  double compute_eff_max = 0.80;  // large tensor-core GEMMs: fraction of dense datasheet peak
-  double memory_eff_max = 0.85;   // large streaming kernels: fraction of datasheet HBM bandwidth
-  double op_overhead_s = 4e-6;    // per-kernel launch + tail; W_half = peak * eff_max * this
+  double compute_eff_max = kFromProfile;  // sustained large-GEMM efficiency, fraction of the dense peak
+  double memory_eff_max = kFromProfile;   // streaming kernels: fraction of datasheet HBM bandwidth
+  double op_overhead_s = kFromProfile;    // per-kernel launch + tail, seconds
+
+  // This params' fields where set, the profile's kernel efficiencies elsewhere (compute_eff_max: the
+  // sustained BF16 GEMM efficiency).
+  EfficiencyParams resolved(const GpuProfile& gpu) const;
 };
 
 // One compute op as the model sees it.
 struct ComputeWork {
   ComputeWork() = default;
-  ComputeWork(std::string_view name_, double flops_, double bytes_, DType dtype_, GemmShape gemm_ = {})
-      : name(name_), flops(flops_), bytes(bytes_), dtype(dtype_), gemm(gemm_) {}
+  ComputeWork(std::string_view name_, double flops_, double bytes_, DType dtype_, GemmShape gemm_ = {},
+              KernelKind kernel_ = KernelKind::kMatmul)
+      : name(name_), flops(flops_), bytes(bytes_), dtype(dtype_), gemm(gemm_), kernel(kernel_) {}
 
   std::string_view name;  // op name, the key of the measured table (e.g. "qkv_fwd")
   double flops = 0;
   double bytes = 0;  // HBM traffic (reads + writes)
   DType dtype = DType::kBf16;
   GemmShape gemm;  // m == 0: not a GEMM, no quantization
+  KernelKind kernel = KernelKind::kMatmul;
 };
 
 // What the model needs of an op (its name, work, dtype and GEMM shape).
@@ -64,18 +82,24 @@ class ComputeModel {
   ComputeModel(const GpuProfile& gpu, EfficiencyParams params = {},
                std::shared_ptr<const MeasuredTable> table = nullptr);
 
-  double compute_efficiency(double flops) const;  // eff_c(W)
-  double memory_efficiency(double bytes) const;   // eff_m(B)
+  // Sustained efficiency (fraction of peak(dtype)) of a kernel class, the overrides applied.
+  double kernel_efficiency(KernelKind kind, DType dtype) const;
+  double compute_efficiency(double flops) const;  // eff_c(W) of a BF16 GEMM of W FLOPs, gap included
+  double memory_efficiency(double bytes) const;   // eff_m(B), gap included
   double seconds(const ComputeWork& op) const;
   std::uint64_t picoseconds(const ComputeWork& op) const;
   double seconds(const Op& op) const { return seconds(compute_work(op)); }
   std::uint64_t picoseconds(const Op& op) const { return picoseconds(compute_work(op)); }
 
   const GpuProfile& gpu() const { return *gpu_; }
+  // The efficiencies in force: overrides where given, the profile's values elsewhere (never NaN).
   const EfficiencyParams& params() const { return params_; }
+  // The overrides as given (NaN = unset).
+  const EfficiencyParams& overrides() const { return overrides_; }
 
  private:
   const GpuProfile* gpu_;
+  EfficiencyParams overrides_;
   EfficiencyParams params_;
   std::shared_ptr<const MeasuredTable> table_;
 };

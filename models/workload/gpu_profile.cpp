@@ -15,14 +15,37 @@ constexpr double kG = 1e9;
 // Values per GPU, dense tensor-core rates (datasheets print "with sparsity" figures at 2x these). The
 // GEMM tile is the 256x128 (x64 deep) tile NVIDIA's GEMM guide uses for one tile per SM on A100; we keep
 // it for the later GPUs too (their large-GEMM kernels use tiles of the same area, docs/gpu-profiles.md).
+// The kernel efficiencies (last block of each row) are measured values, each cited in docs/gpu-profiles.md
+// ("Kernel efficiencies"); the ratios below are written as measured TFLOP/s over peak so they can be
+// checked against the cited tables.
+constexpr double kGap = 4e-6;  // per-kernel launch + tail (docs/gpu-profiles.md, "Kernel gap")
+
+// A100: burst GEMM = MAMF 271.2 / 312; sustained = cuBLAS 8192^3 with random data at 400 W, 258 TFLOP/s,
+// so sustain = 258 / 271.2. FlashAttention-2: forward 73 % of peak; backward 0.87 of the forward.
+constexpr KernelEfficiency kA100{1410, 1305, 258.0 / 271.2, 271.2 / 312, 0.0, 0.73, 0.73 * 322.0 / 370.0,
+                                 0.85, kGap};
+// Hopper sustain: H200 bf16 MSMF / MAMF with all 8 GPUs busy, 698.6 / 823.9 (same GH100 die and 700 W as
+// H100 SXM). FlashAttention-3 (H100 SXM5, BF16, head dim 128, no causal mask, 8k tokens): forward 646,
+// backward 559 TFLOP/s.
+constexpr double kHopperSustain = 698.6 / 823.9;
+constexpr KernelEfficiency kH100{1830,        1466,        kHopperSustain, 794.5 / 989.5, 1402.6 / 1979,
+                                 646 / 989.5, 559 / 989.5, 0.85,           kGap};
+constexpr KernelEfficiency kH200{1830,        1466,        kHopperSustain, 823.9 / 989.5, 1453.4 / 1979,
+                                 646 / 989.5, 559 / 989.5, 0.85,           kGap};
+// B200: sustain = bf16 MSMF / MAMF with all 8 GPUs busy, 1426.4 / 1751.2. No public flash-attention
+// measurement on Blackwell was found: Hopper's FlashAttention-3 fractions are used (docs/gpu-profiles.md).
+constexpr KernelEfficiency kB200{
+    1965, 1320, 1426.4 / 1751.2, 1751.2 / 2250, 3432.5 / 4500, 646 / 989.5, 559 / 989.5, 0.85, kGap};
+
 constexpr std::array<GpuProfile, 4> kProfiles{{
-    {"A100-80GB", 312 * kT, 312 * kT, 0.0, 19.5 * kT, 80 * kG, 2039 * kG, 600 * kG, 400, 108, 256, 128, 64},
+    {"A100-80GB", 312 * kT, 312 * kT, 0.0, 19.5 * kT, 80 * kG, 2039 * kG, 600 * kG, 400, 108, 256, 128, 64,
+     kA100},
     {"H100-SXM", 989.5 * kT, 989.5 * kT, 1979 * kT, 67 * kT, 80 * kG, 3350 * kG, 900 * kG, 700, 132, 256, 128,
-     64},
+     64, kH100},
     {"H200", 989.5 * kT, 989.5 * kT, 1979 * kT, 67 * kT, 141 * kG, 4800 * kG, 900 * kG, 700, 132, 256, 128,
-     64},
+     64, kH200},
     {"B200", 2250 * kT, 2250 * kT, 4500 * kT, 80 * kT, 180 * kG, 8000 * kG, 1800 * kG, 1000, 148, 256, 128,
-     64},
+     64, kB200},
 }};
 
 }  // namespace
@@ -52,6 +75,10 @@ double dtype_bytes(DType d) {
       return 4;
   }
   return 2;
+}
+
+DType storage_dtype(DType d) {
+  return d == DType::kFp8 ? DType::kBf16 : d;
 }
 
 double GpuProfile::peak_flops(DType d) const {

@@ -1,5 +1,6 @@
-// Shipped GPU profiles (datasheet peaks) used by the compute-time model. Sources of every value are in
-// docs/gpu-profiles.md; keep the two in sync.
+// Shipped GPU profiles used by the compute-time model: datasheet peaks plus the kernel-level efficiencies
+// measured on each GPU generation (KernelEfficiency). Sources of every value are in docs/gpu-profiles.md;
+// keep the two in sync.
 #pragma once
 
 #include <span>
@@ -12,6 +13,32 @@ enum class DType { kBf16, kFp16, kFp8, kFp32 };
 
 std::string_view to_string(DType d);
 double dtype_bytes(DType d);
+// The dtype a job of model dtype `d` keeps its weights, activations, gradients and communication in: an FP8
+// job (Transformer Engine's recipe) runs only its GEMMs in FP8 and everything else in BF16
+// (docs/workload.md).
+DType storage_dtype(DType d);
+
+// What each class of kernel sustains on one GPU generation, from public kernel-level measurements
+// (docs/gpu-profiles.md cites each value). "Burst" values were measured in short benchmark runs, in which the
+// GPU holds its boost clock; a training step keeps the tensor cores busy for seconds at the power limit,
+// where the clock falls to the sustained clock. `sustain` is that loss, measured as the ratio of the
+// sustained (power-saturated) to the burst throughput of the same large GEMM, and applies to every tensor-
+// core kernel class below. Nothing here is fitted to an end-to-end training result.
+struct KernelEfficiency {
+  double boost_clock_mhz;      // SM clock the datasheet tensor peak assumes
+  double sustained_clock_mhz;  // measured SM clock of a large GEMM held at the power limit (documentation)
+  double sustain;              // sustained / burst throughput of one large GEMM, (0, 1]
+  double gemm_bf16;            // large GEMM, burst, fraction of the dense BF16/FP16 peak
+  double gemm_fp8;             // large GEMM, burst, fraction of the dense FP8 peak (0: no FP8)
+  double attn_fwd;             // flash-attention forward, burst, fraction of the BF16 peak
+  double attn_bwd;             // flash-attention backward, burst, fraction of the BF16 peak (FLOPs counted
+                               // as FlashAttention does: 2.5x the forward, i.e. with the recomputed scores)
+  double memory;               // streaming kernels, fraction of the datasheet HBM bandwidth
+  double kernel_gap_s;         // fixed time per kernel: launch and tail, seconds
+
+  // Sustained large-GEMM efficiency for `d` (fraction of that dtype's dense peak).
+  double gemm(DType d) const { return sustain * (d == DType::kFp8 ? gemm_fp8 : gemm_bf16); }
+};
 
 struct GpuProfile {
   std::string_view name;
@@ -29,6 +56,7 @@ struct GpuProfile {
   // with the K depth of one main-loop stage (the finest split-K granularity).
   double sms;
   double gemm_tile_m, gemm_tile_n, gemm_tile_k;
+  KernelEfficiency kernels;
 
   double peak_flops(DType d) const;
 };

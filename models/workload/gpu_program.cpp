@@ -82,6 +82,7 @@ Op GpuProgram::layer_op(const LayerOp& t) const {
   o.bytes = t.bytes;
   o.dtype = t.dtype;
   o.gemm = t.gemm;
+  o.kernel = t.kernel;
   if (t.kind == OpKind::kDataRead) o.comm_bytes = t.comm_bytes;
   if (t.kind == OpKind::kCollective) {
     o.collective = t.collective;

@@ -67,7 +67,7 @@ EfficiencyParams with_overrides(const ComputeModelParams& c, EfficiencyParams ba
 ComputeModel checked_compute(const GpuProfile& gpu, const JobParams& params, EfficiencyParams base,
                              std::shared_ptr<const MeasuredTable> measured) {
   const EfficiencyParams p = with_overrides(params.compute_model, base);
-  if (p.op_overhead_s != p.op_overhead_s || p.op_overhead_s < 0) {
+  if (params.compute_model.op_overhead_us && !(*params.compute_model.op_overhead_us >= 0)) {
     throw std::invalid_argument("job spec: compute_model.op_overhead_us: must be >= 0");
   }
   try {
@@ -181,15 +181,17 @@ double Job::expert_grad_params(std::uint32_t) const {
   return static_cast<double>(shape_.layers) / deg_.pp * ops_.expert_layer_params_per_gpu;
 }
 
+// Gradients are reduced in the storage dtype (BF16 for an FP8 job: Transformer Engine's FP8 recipe keeps
+// weight gradients in higher precision, docs/workload.md), or in fp32 when asked.
 double Job::grad_bytes_per_param() const {
-  return params_.training.grad_reduce_fp32 ? 4.0 : dtype_bytes(shape_.dtype);
+  return params_.training.grad_reduce_fp32 ? 4.0 : dtype_bytes(storage_dtype(shape_.dtype));
 }
 
 double Job::checkpoint_bytes() const {
   if (params_.training.checkpoint_bytes != 0) return static_cast<double>(params_.training.checkpoint_bytes);
   // Model weights in the model dtype + fp32 master weights + optimizer moments.
   const double state = params_.training.optimizer == Optimizer::kSgd ? 4 + 4 : 4 + 8;
-  return count_params(shape_).total(shape_.layers) * (dtype_bytes(shape_.dtype) + state);
+  return count_params(shape_).total(shape_.layers) * (dtype_bytes(storage_dtype(shape_.dtype)) + state);
 }
 
 // Step-end ops of a stage: gradient synchronization, optimizer, ZeRO parameter all-gathers. The same
@@ -199,7 +201,7 @@ std::vector<LayerOp> Job::build_step_end(std::uint32_t stage) const {
   const std::uint32_t rank = stage * pipeline_stride();  // group sizes are the same on every rank of a stage
   std::vector<LayerOp> ops;
   const auto& d = j.degrees();
-  const double e = dtype_bytes(j.shape().dtype);
+  const double e = dtype_bytes(storage_dtype(j.shape().dtype));  // weights live in BF16 in an FP8 job
   const double ge = j.grad_bytes_per_param();
   const std::uint64_t bucket = j.params().training.grad_bucket_bytes;
   const auto zero = d.zero;
@@ -271,6 +273,21 @@ std::vector<LayerOp> Job::build_step_end(std::uint32_t stage) const {
   opt.bytes = owned * ((adam ? 4 + 8 + 16 : 4 + 8 + 8) + e);
   opt.flops = owned * (adam ? 12 : 4);
   ops.push_back(opt);
+
+  // FP8 (Transformer Engine): each GEMM weight is cast to FP8 with its transpose once per step, on the first
+  // micro-batch (Megatron-LM passes is_first_microbatch), reading 2 and writing 1 + 1 bytes per parameter.
+  if (j.shape().dtype == DType::kFp8) {
+    const double layer_weights =
+        static_cast<double>(j.shape().layers) / d.pp * j.layer_ops().layer_params_per_gpu;
+    LayerOp cast;
+    cast.kind = OpKind::kCompute;
+    cast.phase = Phase::kOptimizer;
+    cast.name = "fp8_weight_cast";
+    cast.dtype = DType::kBf16;
+    cast.bytes = layer_weights * (2 + 1 + 1);
+    cast.flops = layer_weights;
+    ops.push_back(cast);
+  }
 
   if (zero == 1 || zero == 2) {
     bucketed("dp_param_allgather", Phase::kOptimizer, CollectiveKind::kAllGather, GroupKind::kDataContext,

@@ -21,6 +21,13 @@ enum class OpKind : std::uint8_t {
   kDataRead,         // asynchronous read of comm_bytes from storage (the data loader's next batch)
 };
 
+// Which measured efficiency the compute model applies to a compute op's FLOPs (docs/gpu-profiles.md).
+enum class KernelKind : std::uint8_t {
+  kMatmul,        // GEMMs and batched GEMMs, and any op whose FLOPs are negligible (elementwise)
+  kAttentionFwd,  // fused (flash) attention forward
+  kAttentionBwd,  // fused (flash) attention backward
+};
+
 enum class CollectiveKind : std::uint8_t {
   kAllReduce,      // comm_bytes = size of the buffer reduced (same on every member)
   kReduceScatter,  // comm_bytes = size of the full input buffer; each member keeps 1/n
@@ -79,7 +86,8 @@ struct Op {
   double flops = 0;
   double bytes = 0;  // HBM traffic
   DType dtype = DType::kBf16;
-  GemmShape gemm;                       // kCompute: the matrix multiply's shape (m == 0: not a GEMM)
+  GemmShape gemm;                           // kCompute: the matrix multiply's shape (m == 0: not a GEMM)
+  KernelKind kernel = KernelKind::kMatmul;  // kCompute: efficiency class
   std::uint64_t fixed_duration_ps = 0;  // kCompute: measured duration that replaces the model (trace replay)
   // kSend / kRecv / kCollective / kCheckpointWrite / kDataRead
   std::uint64_t comm_bytes = 0;

@@ -7,44 +7,62 @@ namespace warpsim::workload {
 
 namespace {
 
-// A forward compute op with the name its backward twin takes.
+// A forward compute op with the name its backward twin takes; bwd_bytes >= 0 replaces the backward's default
+// HBM traffic (twice the forward's).
 struct Proto {
   LayerOp op;
   std::string_view backward_name;
+  double bwd_bytes = -1;
 };
 
 class Builder {
  public:
-  explicit Builder(DType dtype) : dtype_(dtype), e_(dtype_bytes(dtype)) {}
+  explicit Builder(DType dtype)
+      : gemm_dtype_(dtype), dtype_(storage_dtype(dtype)), e_(dtype_bytes(dtype_)), eg_(dtype_bytes(dtype)) {}
 
-  void gemm(std::string_view f, std::string_view b, double m, double k, double n) {
+  // Y[m x n] = X[m x k] W[k x n]. `low_precision` false keeps an FP8 job's GEMM in BF16 (the output layer
+  // and the router are not Transformer Engine modules in Megatron-LM). `cast_input`: an FP8 GEMM whose
+  // input is not produced in FP8 by a fused LayerNorm needs a cast(-transpose) kernel first.
+  void gemm(std::string_view f, std::string_view b, double m, double k, double n, bool low_precision = true,
+            bool cast_input = false) {
+    const bool fp8 = low_precision && gemm_dtype_ == DType::kFp8;
+    if (fp8) fp8_casts(cast_input ? m * k : 0, m * n);
     LayerOp op;
     op.name = f;
     op.flops = 2 * m * k * n;
-    op.bytes = e_ * (m * k + k * n + m * n);
-    op.dtype = dtype_;
+    // Inputs in the GEMM's dtype, the output in the storage dtype.
+    op.bytes = (fp8 ? eg_ : e_) * (m * k + k * n) + e_ * m * n;
+    op.dtype = fp8 ? gemm_dtype_ : dtype_;
     op.gemm = {m, n, k};
     ops.push_back({op, b});
   }
   // A GEMM-like op with explicit work (batched/grouped GEMMs: attention, experts). `shape` is the one
-  // product of the batch (default: no shape, e.g. fused attention, which is not a plain GEMM).
-  void matmul(std::string_view f, std::string_view b, double flops, double elements, GemmShape shape = {}) {
+  // product of the batch (default: no shape, e.g. fused attention, which is not a plain GEMM). Grouped
+  // expert GEMMs run in the job's GEMM dtype (`low_precision`); attention stays in the storage dtype.
+  void matmul(std::string_view f, std::string_view b, double flops, double elements, GemmShape shape = {},
+              KernelKind kernel = KernelKind::kMatmul, bool low_precision = false) {
     LayerOp op;
     op.name = f;
     op.flops = flops;
     op.bytes = e_ * elements;
-    op.dtype = dtype_;
+    op.dtype = low_precision ? gemm_dtype_ : dtype_;
     op.gemm = shape;
+    op.kernel = kernel;
     ops.push_back({op, b});
   }
   // Memory-bound op over `elements` values, each read/written `touches` times in total.
   void elementwise(std::string_view f, std::string_view b, double elements, double touches) {
+    elementwise_bytes(f, b, e_ * elements * touches, -1, elements);
+  }
+  // Memory-bound op with explicit HBM bytes forward and (>= 0) backward.
+  void elementwise_bytes(std::string_view f, std::string_view b, double bytes, double bwd_bytes,
+                         double elements) {
     LayerOp op;
     op.name = f;
     op.flops = 4 * elements;  // a handful of FLOPs per element; negligible next to the GEMMs
-    op.bytes = e_ * elements * touches;
+    op.bytes = bytes;
     op.dtype = dtype_;
-    ops.push_back({op, b});
+    ops.push_back({op, b, bwd_bytes});
   }
   void collective(std::string_view name, std::string_view bwd_name, CollectiveKind k, GroupKind g,
                   double bytes) {
@@ -60,8 +78,17 @@ class Builder {
   std::vector<Proto> ops;
 
  private:
-  DType dtype_;
-  double e_;
+  // Transformer Engine's FP8 casts around one GEMM: forward, the input (when not fused into a LayerNorm)
+  // cast with its transpose for the wgrad GEMM (read 2 bytes, write 1 + 1); backward, the output gradient
+  // likewise. The amax reduction is part of the same kernel.
+  void fp8_casts(double input_elements, double grad_elements) {
+    constexpr double kCastTranspose = 2 + 1 + 1;  // bytes per element
+    elementwise_bytes("fp8_cast_fwd", "fp8_cast_bwd", kCastTranspose * input_elements,
+                      kCastTranspose * grad_elements, input_elements + grad_elements);
+  }
+
+  DType gemm_dtype_, dtype_;
+  double e_, eg_;
 };
 
 // The backward twin of a forward op: GEMMs do dgrad + wgrad (2x FLOPs and bytes; the shape marked backward
@@ -74,8 +101,9 @@ LayerOp backward_of(const Proto& p) {
   op.name = p.backward_name;
   if (op.kind == OpKind::kCompute) {
     op.flops *= 2;
-    op.bytes *= 2;
+    op.bytes = p.bwd_bytes >= 0 ? p.bwd_bytes : 2 * op.bytes;
     op.gemm.backward = op.gemm.valid();
+    if (op.kernel == KernelKind::kAttentionFwd) op.kernel = KernelKind::kAttentionBwd;
     return op;
   }
   switch (op.collective) {
@@ -175,7 +203,7 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
   if (s.heads % d.tp || s.kv_heads % d.tp || s.ffn % d.tp || s.seq % d.cp || s.experts % d.ep) {
     throw std::invalid_argument("parallelism: degrees do not divide the model shape");
   }
-  const double e = dtype_bytes(s.dtype);
+  const double e = dtype_bytes(storage_dtype(s.dtype));  // activations and their communication
   const double t = d.tp;
   const double T = static_cast<double>(micro_batch) * s.seq / d.cp;  // local tokens
   const double T_sp = d.sequence_parallel ? T / t : T;               // tokens outside the TP region
@@ -215,12 +243,19 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
   b.elementwise("ln1_fwd", "ln1_bwd", T_sp * h, 2);
   tp_enter(b);
   b.gemm("qkv_fwd", "qkv_bwd", T, h, (a_l + 2 * kv_l) * hd);
+  if (!s.learned_pos) {
+    // Rotary embeddings (models without learned absolute positions): Q and K read and written once; the
+    // backward rotates their gradients the same way.
+    const double qk = T * (a_l + kv_l) * hd;
+    b.elementwise_bytes("rope_fwd", "rope_bwd", 2 * e * qk, 2 * e * qk, qk);
+  }
   if (d.cp > 1) {
     b.collective("cp_ring_fwd", "cp_ring_bwd", CollectiveKind::kRingExchange, GroupKind::kContext,
                  T * 2 * kv_l * hd * e);
   }
   if (s.fused_attention) {
-    b.matmul("attn_fwd", "attn_bwd", 4 * T * S * a_l * hd, 2 * T * a_l * hd + 2 * S * kv_l * hd);
+    b.matmul("attn_fwd", "attn_bwd", 4 * T * S * a_l * hd, 2 * T * a_l * hd + 2 * S * kv_l * hd, {},
+             KernelKind::kAttentionFwd);
   } else {
     // Per sequence and head: scores[q x S] = Q[q x hd] K^T, then out[q x hd] = P[q x S] V, q = local queries.
     const double q = static_cast<double>(s.seq) / d.cp, heads_batch = static_cast<double>(micro_batch) * a_l;
@@ -231,7 +266,7 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
     b.matmul("attn_values_fwd", "attn_values_bwd", 2 * T * S * a_l * hd,
              a_l * T * S + S * kv_l * hd + T * a_l * hd, {q, hd, S, heads_batch});
   }
-  b.gemm("proj_fwd", "proj_bwd", T, a_l * hd, h);
+  b.gemm("proj_fwd", "proj_bwd", T, a_l * hd, h, true, true);
   tp_exit(b);
   b.elementwise("attn_residual_fwd", "attn_residual_bwd", T_sp * h, 3);
   b.elementwise("ln2_fwd", "ln2_bwd", T_sp * h, 2);
@@ -239,11 +274,11 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
   if (!s.moe()) {
     b.gemm("mlp_up_fwd", "mlp_up_bwd", T, h, up * f_l);
     b.elementwise("mlp_act_fwd", "mlp_act_bwd", T * f_l, s.gated_mlp ? 3 : 2);
-    b.gemm("mlp_down_fwd", "mlp_down_bwd", T, f_l, h);
+    b.gemm("mlp_down_fwd", "mlp_down_bwd", T, f_l, h, true, true);
   } else {
     const double k = s.top_k;
     const double local_experts = static_cast<double>(s.experts) / d.ep;
-    b.gemm("router_fwd", "router_bwd", T, h, static_cast<double>(s.experts));
+    b.gemm("router_fwd", "router_bwd", T, h, static_cast<double>(s.experts), false);
     if (d.ep > 1) {
       b.collective("ep_dispatch", "ep_combine_bwd", CollectiveKind::kAllToAll, GroupKind::kExpert,
                    T * k * h * e);
@@ -252,10 +287,12 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
     // A grouped GEMM: each local expert multiplies its T*k/local_experts tokens by its own weights.
     const double rows = T * k / local_experts;
     b.matmul("expert_up_fwd", "expert_up_bwd", 2 * T * k * h * up * f_l,
-             T * k * h + local_experts * h * up * f_l + T * k * up * f_l, {rows, up * f_l, h, local_experts});
+             T * k * h + local_experts * h * up * f_l + T * k * up * f_l, {rows, up * f_l, h, local_experts},
+             KernelKind::kMatmul, true);
     b.elementwise("expert_act_fwd", "expert_act_bwd", T * k * f_l, s.gated_mlp ? 3 : 2);
     b.matmul("expert_down_fwd", "expert_down_bwd", 2 * T * k * f_l * h,
-             T * k * f_l + local_experts * f_l * h + T * k * h, {rows, h, f_l, local_experts});
+             T * k * f_l + local_experts * f_l * h + T * k * h, {rows, h, f_l, local_experts},
+             KernelKind::kMatmul, true);
     if (d.ep > 1) {
       b.collective("ep_combine", "ep_dispatch_bwd", CollectiveKind::kAllToAll, GroupKind::kExpert,
                    T * k * h * e);
@@ -311,8 +348,15 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
   Builder head(s.dtype);
   head.elementwise("final_ln_fwd", "final_ln_bwd", T_sp * h, 2);
   tp_enter(head);
-  head.gemm("lm_head_fwd", "lm_head_bwd", T, h, V_l);
-  head.elementwise("loss_fwd", "loss_bwd", T * V_l, 2);
+  head.gemm("lm_head_fwd", "lm_head_bwd", T, h, V_l, false);
+  // Megatron-LM's vocab-parallel cross entropy (megatron/core/tensor_parallel/cross_entropy.py), per logit:
+  // forward: cast to fp32 (read 2, write 4), max (read 4), subtract in place (8), exp in place (8), sum
+  // (read 4), normalize in place (8) = 38 bytes with BF16 logits; backward: scale the saved fp32 softmax in
+  // place (8) and cast the gradient back for the output GEMM (read 4, write 2) = 14 bytes.
+  const double logits = T * V_l;
+  const double le = dtype_bytes(storage_dtype(s.dtype));
+  head.elementwise_bytes("loss_fwd", "loss_bwd", (le + 4 + 4 + 8 + 8 + 4 + 8) * logits, (8 + 4 + le) * logits,
+                         logits);
   if (d.tp > 1) {
     // Vocabulary-parallel cross entropy all-reduces max, sum-exp and target logit (fp32 per token).
     head.collective("tp_loss_allreduce", "tp_allreduce", CollectiveKind::kAllReduce, GroupKind::kTensor,

@@ -59,6 +59,7 @@ struct LayerOp {
   double flops = 0, bytes = 0;
   DType dtype = DType::kBf16;
   GemmShape gemm;  // kCompute GEMMs: the shape (compute_model.hpp charges tile/wave quantization from it)
+  KernelKind kernel = KernelKind::kMatmul;
   CollectiveKind collective = CollectiveKind::kAllReduce;
   GroupKind group = GroupKind::kTensor;
   std::uint64_t comm_bytes = 0;

@@ -89,8 +89,8 @@ TEST(GemmQuantization, BackwardAveragesDgradAndWgradShapes) {
 
 TEST(GemmQuantization, OnlyTheComputeTermOfShapedOps) {
   const GpuProfile& g = find_gpu_profile("A100-80GB");
-  EfficiencyParams p;  // default 4 us overhead
-  const ComputeModel m(g, p);
+  const ComputeModel m(g);
+  const EfficiencyParams& p = m.params();  // the profile's measured values
   // A memory-bound shaped op keeps its memory time; an unshaped op is the plain roofline.
   ComputeWork streaming = gemm_work(g.gemm_tile_m, g.gemm_tile_n * (g.sms + 1), 64);
   streaming.bytes = 1e9;
@@ -107,8 +107,8 @@ TEST(GemmQuantization, OnlyTheComputeTermOfShapedOps) {
 
 TEST(ComputeModel, RooflineLimits) {
   const GpuProfile& g = find_gpu_profile("H100-SXM");
-  EfficiencyParams p;
-  const ComputeModel m(g, p);
+  const ComputeModel m(g);
+  const EfficiencyParams& p = m.params();
   // A large square GEMM is compute-bound: time = flops / (peak * eff_max) + overhead.
   const double n = 8192;
   const ComputeWork gemm{"gemm", 2 * n * n * n, 2 * 3 * n * n, DType::kBf16};
@@ -116,15 +116,18 @@ TEST(ComputeModel, RooflineLimits) {
   // An elementwise op is memory-bound.
   const ComputeWork copy{"copy", 1e6, 1e9, DType::kBf16};
   EXPECT_NEAR(m.seconds(copy), 1e9 / (g.hbm_bytes_per_s * p.memory_eff_max) + p.op_overhead_s, 1e-12);
-  // FP8 doubles the compute-bound rate on H100.
+  // FP8 doubles the peak on H100 but sustains a lower fraction of it than BF16 (docs/gpu-profiles.md).
   const ComputeWork gemm8{"gemm", gemm.flops, gemm.bytes / 2, DType::kFp8};
-  EXPECT_LT(m.seconds(gemm8), 0.51 * m.seconds(gemm) + p.op_overhead_s);
+  EXPECT_NEAR(m.seconds(gemm8),
+              gemm.flops / (g.peak_fp8_flops * g.kernels.gemm(DType::kFp8)) + p.op_overhead_s, 1e-12);
+  EXPECT_LT(g.kernels.gemm(DType::kFp8), g.kernels.gemm(DType::kBf16));
+  EXPECT_LT(m.seconds(gemm8), 0.6 * m.seconds(gemm));
 }
 
 TEST(ComputeModel, EfficiencyCurveSaturates) {
   const GpuProfile& g = find_gpu_profile("A100-80GB");
-  EfficiencyParams p;
-  const ComputeModel m(g, p);
+  const ComputeModel m(g);
+  const EfficiencyParams& p = m.params();
   const double half = g.peak_bf16_flops * p.compute_eff_max * p.op_overhead_s;
   EXPECT_NEAR(m.compute_efficiency(half), p.compute_eff_max / 2, 1e-12);
   EXPECT_LT(m.compute_efficiency(1e6), m.compute_efficiency(1e9));
@@ -134,6 +137,38 @@ TEST(ComputeModel, EfficiencyCurveSaturates) {
   const ComputeWork w{"w", 5e9, 1e3, DType::kBf16};
   EXPECT_NEAR(m.seconds(w), w.flops / (g.peak_bf16_flops * m.compute_efficiency(w.flops)), 1e-12);
   EXPECT_THROW(ComputeModel(g, EfficiencyParams{1.5, 0.8, 0}), std::invalid_argument);
+}
+
+TEST(GpuProfiles, KernelEfficienciesAreMeasuredFractions) {
+  for (const GpuProfile& g : gpu_profiles()) {
+    const KernelEfficiency& k = g.kernels;
+    EXPECT_GT(k.boost_clock_mhz, k.sustained_clock_mhz) << g.name;  // power-limited below the peak's clock
+    for (double v : {k.sustain, k.gemm_bf16, k.attn_fwd, k.attn_bwd, k.memory}) {
+      EXPECT_GT(v, 0.4) << g.name;
+      EXPECT_LT(v, 1.0) << g.name;
+    }
+    EXPECT_LT(k.attn_bwd, k.attn_fwd) << g.name;  // the backward is the less efficient kernel
+    EXPECT_EQ(k.gemm_fp8 > 0, g.peak_fp8_flops > 0) << g.name;
+    EXPECT_DOUBLE_EQ(k.gemm(DType::kBf16), k.sustain * k.gemm_bf16) << g.name;
+  }
+  // Spot values against the cited measurements (docs/gpu-profiles.md).
+  EXPECT_NEAR(find_gpu_profile("A100-80GB").kernels.gemm(DType::kBf16), 258.0 / 312, 1e-12);
+  EXPECT_NEAR(find_gpu_profile("H200").kernels.gemm(DType::kBf16), 698.6 / 989.5, 1e-12);
+  EXPECT_NEAR(find_gpu_profile("H100-SXM").kernels.attn_fwd, 646 / 989.5, 1e-12);
+}
+
+TEST(ComputeModel, FlashAttentionUsesItsOwnEfficiencies) {
+  const GpuProfile& g = find_gpu_profile("H100-SXM");
+  const ComputeModel m(g, EfficiencyParams{0.5, kFromProfile, 0});
+  const double f = 1e13;
+  const ComputeWork fwd{"attn_fwd", f, 1e6, DType::kBf16, {}, KernelKind::kAttentionFwd};
+  const ComputeWork bwd{"attn_bwd", 2 * f, 2e6, DType::kBf16, {}, KernelKind::kAttentionBwd};
+  // A compute_eff_max override applies to GEMMs only.
+  EXPECT_DOUBLE_EQ(m.seconds(fwd), f / (g.peak_bf16_flops * g.kernels.sustain * g.kernels.attn_fwd));
+  // The backward executes 2.5x the forward FLOPs (recomputed scores) at its own efficiency.
+  EXPECT_DOUBLE_EQ(m.seconds(bwd), 2.5 * f / (g.peak_bf16_flops * g.kernels.sustain * g.kernels.attn_bwd));
+  const ComputeWork gemm{"gemm", f, 1e6, DType::kBf16};
+  EXPECT_DOUBLE_EQ(m.seconds(gemm), f / (g.peak_bf16_flops * 0.5));
 }
 
 TEST(MeasuredTable, OverridesMatchingOps) {

@@ -170,5 +170,96 @@ TEST(GemmShapes, ExpertsAreGroupedGemms) {
   EXPECT_NEAR(up.flops, 2 * up.gemm.m * up.gemm.n * up.gemm.k * up.gemm.batch, 1e-6 * up.flops);
 }
 
+ModelShape llama_like(DType dtype) {
+  ModelShape s;
+  s.layers = 8;
+  s.hidden = 4096;
+  s.ffn = 14336;
+  s.heads = 32;
+  s.kv_heads = 8;
+  s.seq = 4096;
+  s.vocab = 128256;
+  s.gated_mlp = true;
+  s.rms_norm = true;
+  s.untied = true;
+  s.fused_attention = true;
+  s.dtype = dtype;
+  return s;
+}
+
+TEST(Fp8, OnlyTheTransformerEngineGemmsRunInFp8) {
+  Degrees d;
+  d.tp = 4;
+  d.sequence_parallel = true;
+  const LayerOps bf16 = build_layer_ops(llama_like(DType::kBf16), d, 1, false);
+  const LayerOps fp8 = build_layer_ops(llama_like(DType::kFp8), d, 1, false);
+  for (std::string_view name : {"qkv_fwd", "proj_fwd", "mlp_up_fwd", "mlp_down_fwd"}) {
+    EXPECT_EQ(find_op(fp8.forward, name, Phase::kForward).dtype, DType::kFp8) << name;
+  }
+  // Attention, norms, the output layer and the loss stay in BF16 (Megatron-LM's output layer is no TE
+  // module).
+  for (std::string_view name : {"attn_fwd", "ln1_fwd", "rope_fwd", "mlp_act_fwd"}) {
+    EXPECT_EQ(find_op(fp8.forward, name, Phase::kForward).dtype, DType::kBf16) << name;
+  }
+  EXPECT_EQ(find_op(fp8.head_forward, "lm_head_fwd", Phase::kForward).dtype, DType::kBf16);
+  // Communication and activations keep BF16 sizes: TP collectives and the pipeline message do not halve.
+  EXPECT_EQ(fp8.activation_bytes, bf16.activation_bytes);
+  for (std::size_t i = 0, j = 0; i < bf16.forward.size(); ++i) {
+    if (bf16.forward[i].kind != OpKind::kCollective) continue;
+    while (fp8.forward[j].kind != OpKind::kCollective) ++j;
+    EXPECT_EQ(fp8.forward[j].comm_bytes, bf16.forward[i].comm_bytes) << bf16.forward[i].name;
+    ++j;
+  }
+  // The cast(-transpose) kernels: inputs of proj and mlp_down (the others are fused into the norms) forward,
+  // all four output gradients backward.
+  std::size_t casts_fwd = 0, casts_bwd = 0;
+  for (const auto& op : fp8.forward) casts_fwd += op.name == "fp8_cast_fwd";
+  for (const auto& op : fp8.backward) casts_bwd += op.name == "fp8_cast_bwd";
+  EXPECT_EQ(casts_fwd, 4u);
+  EXPECT_EQ(casts_bwd, 4u);
+  std::size_t bf16_casts = 0;
+  for (const auto& op : bf16.forward) bf16_casts += op.name == "fp8_cast_fwd";
+  EXPECT_EQ(bf16_casts, 0u);
+}
+
+TEST(Fp8, DataParallelGradientsAndWeightsStayInBf16) {
+  const std::string text = testing::dense_spec_text("data_parallel: 4 tensor_parallel: 2 zero_stage: 1",
+                                                    "global_batch_sequences: 8");
+  std::string fp8_text = text;
+  fp8_text.replace(fp8_text.find("BF16"), 4, "FP8");
+  const auto bf16 = testing::make_job(text);
+  const auto fp8 = testing::make_job(fp8_text);
+  EXPECT_EQ(fp8->grad_bytes_per_param(), 2.0);
+  EXPECT_EQ(fp8->checkpoint_bytes(), bf16->checkpoint_bytes());
+  const auto& a = bf16->step_end_ops(0);
+  const auto& b = fp8->step_end_ops(0);
+  ASSERT_EQ(b.size(), a.size() + 1);  // plus the per-step FP8 weight cast
+  for (std::size_t i = 0, j = 0; i < a.size(); ++i, ++j) {
+    if (b[j].name == "fp8_weight_cast") ++j;
+    EXPECT_EQ(b[j].name, a[i].name);
+    EXPECT_EQ(b[j].comm_bytes, a[i].comm_bytes) << a[i].name;
+  }
+}
+
+TEST(MemoryBoundOps, RealByteCounts) {
+  Degrees d;
+  d.tp = 2;
+  const ModelShape s = llama_like(DType::kBf16);
+  const LayerOps ops = build_layer_ops(s, d, 1, false);
+  const double T = 4096, V_l = 128256 / 2;
+  // Megatron-LM's vocab-parallel cross entropy: 38 bytes per logit forward, 14 backward (BF16 logits).
+  EXPECT_DOUBLE_EQ(find_op(ops.head_forward, "loss_fwd", Phase::kForward).bytes, 38 * T * V_l);
+  EXPECT_DOUBLE_EQ(find_op(ops.head_backward, "loss_bwd", Phase::kBackward).bytes, 14 * T * V_l);
+  // Rotary on Q and K (16 + 4 local heads of 128), read and written once each way.
+  const double qk = T * (16 + 4) * 128;
+  EXPECT_DOUBLE_EQ(find_op(ops.forward, "rope_fwd", Phase::kForward).bytes, 2 * 2 * qk);
+  EXPECT_DOUBLE_EQ(find_op(ops.backward, "rope_bwd", Phase::kBackward).bytes, 2 * 2 * qk);
+  // Learned absolute positions: no rotary op.
+  for (const auto& op : build_layer_ops(gpt3_175b(), d, 1, false).forward) EXPECT_NE(op.name, "rope_fwd");
+  // Fused attention forward and backward are their own kernel classes.
+  EXPECT_EQ(find_op(ops.forward, "attn_fwd", Phase::kForward).kernel, KernelKind::kAttentionFwd);
+  EXPECT_EQ(find_op(ops.backward, "attn_bwd", Phase::kBackward).kernel, KernelKind::kAttentionBwd);
+}
+
 }  // namespace
 }  // namespace warpsim::workload
