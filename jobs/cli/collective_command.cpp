@@ -14,13 +14,14 @@
 
 #include "engine/kernel/engine.hpp"
 #include "experiment/fidelity.hpp"
+#include "experiment/spec/cluster_spec.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
 #include "jobs/cli/usage_error.hpp"
-#include "experiment/spec/cluster_spec.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collective_algorithms.hpp"
 #include "models/cluster/collectives.hpp"
+#include "models/cluster/ring_order.hpp"
 #include "partition/block_map.hpp"
 
 namespace warpsim::cli {
@@ -40,6 +41,7 @@ struct CollectiveOptions {
   std::string chunk_bytes = "1MiB";
   std::string fidelity;         // "" = the cluster spec's network.fidelity
   std::int64_t local_gpus = 0;  // hierarchical: group ranks per node; 0 = from the cluster and --stride
+  std::int64_t channels = 0;    // ring: rings the buffer is split over; 0 = one per rail
   EngineOptions engine;
 };
 
@@ -134,6 +136,8 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   const std::uint64_t chunk_bytes = parse_bytes(o.chunk_bytes, "--chunk-bytes");
   if (min_bytes > max_bytes) throw UsageError("--min-bytes must not exceed --max-bytes");
   if (chunk_bytes == 0) throw UsageError("--chunk-bytes must be > 0");
+  if (o.channels < 0 || o.channels > 64)
+    throw UsageError("--channels must be within [0, 64] (got " + std::to_string(o.channels) + ")");
   if (o.step_factor < 2)
     throw UsageError("--step-factor must be >= 2 (got " + std::to_string(o.step_factor) + ")");
   // About 11.5 simulated days: far beyond any collective, far from the clock's end.
@@ -144,14 +148,21 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
     std::cout << "# warpsim collective: " << to_string(*collective) << " " << o.algo << ", " << group.count
               << " GPUs (first " << group.first << ", stride " << group.stride << ") of " << cluster_gpus
               << ", cluster " << o.cluster << ", "
-              << (params.fidelity == cluster::Fidelity::kFlow ? "flow" : "packet") << " fidelity, sync "
-              << to_string(config.sync) << ", ranks " << ranks << "\n";
+              << (params.fidelity == cluster::Fidelity::kFlow ? "flow" : "packet") << " fidelity, ";
+    if (algorithm->id == cluster::Algorithm::kRing) {
+      const cluster::RailRings rings(group.count,
+                                     group.count % local == 0 ? static_cast<std::uint32_t>(local) : 1,
+                                     static_cast<std::uint32_t>(o.channels));
+      std::cout << rings.channels() << " channel" << (rings.channels() == 1 ? "" : "s") << ", ";
+    }
+    std::cout << "sync " << to_string(config.sync) << ", ranks " << ranks << "\n";
     std::printf("# %14s %14s %12s %12s %12s %18s\n", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "events",
                 "digest");
   }
   for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
     auto program = std::make_shared<cluster::CollectiveProgram>(
-        *collective, algorithm->id, group, bytes, chunk_bytes, static_cast<std::uint32_t>(local));
+        *collective, algorithm->id, group, bytes, chunk_bytes, static_cast<std::uint32_t>(local),
+        static_cast<std::uint32_t>(o.channels));
     cluster::ClusterModel model(params, program);
     std::unique_ptr<LpMap> map;
     if (o.engine.partition == "round-robin") {
@@ -231,7 +242,12 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
       ->capture_default_str();
   cmd->add_option("--fidelity", o->fidelity, "packet | flow (default: the cluster spec's network.fidelity)");
   cmd->add_option("--local-gpus", o->local_gpus,
-                  "hierarchical: group GPUs per node (0 = the node's GPUs in the group)")
+                  "group GPUs per node (hierarchical phases, rail-aligned rings; 0 = the node's GPUs in "
+                  "the group)")
+      ->capture_default_str();
+  cmd->add_option("--channels", o->channels,
+                  "ring allreduce/allgather/reducescatter: rail-aligned rings the buffer is split over "
+                  "(0 = one per rail when the group spans nodes)")
       ->capture_default_str();
   add_engine_options(*cmd, o->engine);
   return [o, cmd, rank, ranks]() -> int {

@@ -1,10 +1,12 @@
 // Collectives as GPU programs: each GPU's op stream for a collective over a group is computed lazily from
 // (gpu, op index), decomposed into Send/Recv/Wait ops. Ring algorithms: all-reduce (reduce-scatter then
 // all-gather, 2(n-1) steps of S/n), all-gather and reduce-scatter (n-1 steps of S/n), broadcast (chunked
-// pipeline down the ring), and all-to-all (pairwise, all posted at once). Tree: all-reduce and broadcast
-// as a pipelined double binary tree (tree_collectives.hpp). Hierarchical: all-reduce, reduce-scatter and
-// all-gather as rings inside the nodes and per-rail rings across them, broadcast as a pipelined chain of
-// node leaders with a chain in each node (hierarchical_collectives.hpp).
+// pipeline down the ring), and all-to-all (pairwise, all posted at once). When the group spans several
+// nodes with several ranks each, the rings are rail-aligned and split the buffer over one channel per rail
+// (ring_order.hpp), as NCCL does: each step posts every channel's send and receive, then one wait. Tree:
+// all-reduce and broadcast as a pipelined double binary tree (tree_collectives.hpp). Hierarchical:
+// all-reduce, reduce-scatter and all-gather as rings inside the nodes and per-rail rings across them,
+// broadcast as a pipelined chain of node leaders with a chain in each node (hierarchical_collectives.hpp).
 // Reduction arithmetic is not charged as compute (it overlaps with communication on real GPUs).
 #pragma once
 
@@ -16,6 +18,7 @@
 #include "models/cluster/collective_algorithms.hpp"
 #include "models/cluster/gpu_program.hpp"
 #include "models/cluster/hierarchical_collectives.hpp"
+#include "models/cluster/ring_order.hpp"
 #include "models/cluster/tree_collectives.hpp"
 
 namespace warpsim::cluster {
@@ -42,9 +45,13 @@ class CollectiveProgram final : public GpuProgram {
   // `bytes` follows nccl-tests: the all-reduce/broadcast buffer, the total all-gather output, the total
   // reduce-scatter input, the total all-to-all buffer per GPU. `chunk_bytes` pipelines the broadcasts and
   // the tree all-reduce. `local_size`: group ranks per node for the hierarchical algorithms (must divide
-  // the group size). Throws std::invalid_argument for an algorithm that does not implement `collective`.
+  // the group size; the rings use it to stay on rails). `channels`: rings the ring all-reduce, all-gather
+  // and reduce-scatter split the buffer over (0: one per rail, see ring_order.hpp). Throws
+  // std::invalid_argument for an algorithm that does not implement `collective`.
   CollectiveProgram(Collective collective, Algorithm algorithm, GpuGroup group, std::uint64_t bytes,
-                    std::uint64_t chunk_bytes = 1 << 20, std::uint32_t local_size = 1);
+                    std::uint64_t chunk_bytes = 1 << 20, std::uint32_t local_size = 1,
+                    std::uint32_t channels = 0);
+  std::uint32_t channels() const { return rings_.channels(); }
   std::optional<GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
 
  private:
@@ -57,6 +64,7 @@ class CollectiveProgram final : public GpuProgram {
 
   Collective collective_;
   GpuGroup group_;
+  RailRings rings_;
   std::optional<TreeAllReduce> tree_;
   std::optional<TreeBroadcast> tree_broadcast_;
   std::optional<HierarchicalSchedule> hierarchical_;
