@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/kernel/engine.hpp"
@@ -21,6 +22,7 @@
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collective_algorithms.hpp"
 #include "models/cluster/collectives.hpp"
+#include "models/cluster/nccl_tuning.hpp"
 #include "models/cluster/ring_order.hpp"
 #include "partition/block_map.hpp"
 
@@ -39,9 +41,10 @@ struct CollectiveOptions {
   std::string max_bytes = "64MiB";
   std::int64_t step_factor = 2;
   std::string chunk_bytes = "1MiB";
-  std::string fidelity;         // "" = the cluster spec's network.fidelity
-  std::int64_t local_gpus = 0;  // hierarchical: group ranks per node; 0 = from the cluster and --stride
-  std::int64_t channels = 0;    // ring: rings the buffer is split over; 0 = one per rail
+  std::string fidelity;           // "" = the cluster spec's network.fidelity
+  std::int64_t local_gpus = 0;    // hierarchical: group ranks per node; 0 = from the cluster and --stride
+  std::int64_t channels = 0;      // ring: rings the buffer is split over; 0 = one per rail
+  std::string protocol = "auto";  // NCCL protocol cost: auto | ll | ll128 | simple | none
   EngineOptions engine;
 };
 
@@ -136,6 +139,13 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   const std::uint64_t chunk_bytes = parse_bytes(o.chunk_bytes, "--chunk-bytes");
   if (min_bytes > max_bytes) throw UsageError("--min-bytes must not exceed --max-bytes");
   if (chunk_bytes == 0) throw UsageError("--chunk-bytes must be > 0");
+  const bool nccl_cost = o.protocol != "none";
+  std::optional<cluster::Protocol> protocol;
+  if (o.protocol != "auto" && nccl_cost) {
+    protocol = cluster::parse_protocol(o.protocol);
+    if (!protocol)
+      throw UsageError("--protocol: unknown protocol '" + o.protocol + "' (auto, ll, ll128, simple, none)");
+  }
   if (o.channels < 0 || o.channels > 64)
     throw UsageError("--channels must be within [0, 64] (got " + std::to_string(o.channels) + ")");
   if (o.step_factor < 2)
@@ -159,10 +169,28 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
     std::printf("# %14s %14s %12s %12s %12s %18s\n", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "events",
                 "digest");
   }
+  // NCCL's tuning model (nccl_tuning.hpp): the group's shape, the wire latency the model charges per hop
+  // (NVLink: GPU-NIC-NVSwitch-NIC-GPU; network: GPU-NIC-leaf-NIC-GPU), and the Simple protocol's bus
+  // bandwidth: one NIC per rank in a node once the group leaves the node, else NVLink.
+  cluster::NcclShape shape;
+  shape.ranks = group.count;
+  shape.nodes = static_cast<std::uint32_t>(group.last_gpu() / params.gpus_per_node -
+                                           group.first / params.gpus_per_node + 1);
+  shape.nvlink_step_wire_ps = 2 * params.injection_latency_ps + 2 * params.nvlink.latency_ps;
+  shape.net_step_wire_ps =
+      2 * params.injection_latency_ps + 2 * params.links[0].latency_ps + params.switch_latency_ps;
+  shape.simple_bus_bytes_per_s = shape.nodes > 1 ? static_cast<double>(group.count / shape.nodes) *
+                                                       params.links[0].bandwidth_gbps * 1e9 / 8
+                                                 : params.nvlink.bandwidth_gbps * 1e9 / 8;
   for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
     auto program = std::make_shared<cluster::CollectiveProgram>(
         *collective, algorithm->id, group, bytes, chunk_bytes, static_cast<std::uint32_t>(local),
         static_cast<std::uint32_t>(o.channels));
+    cluster::NcclCost cost;
+    if (nccl_cost) {
+      cost = cluster::nccl_cost(*collective, algorithm->id, bytes, shape, protocol);
+      program->set_protocol_cost(cost.start_ps, cost.wire_factor);
+    }
     cluster::ClusterModel model(params, program);
     std::unique_ptr<LpMap> map;
     if (o.engine.partition == "round-robin") {
@@ -195,6 +223,13 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
       std::printf("  %14llu %14.3f %12.3f %12.3f %12llu %18s\n", static_cast<unsigned long long>(bytes),
                   seconds * 1e6, algbw, busbw, static_cast<unsigned long long>(r.total.committed),
                   hex(r.state_digest).c_str());
+      if (nccl_cost) {
+        std::printf(
+            "# %llu bytes: protocol %s, NCCL latency %.1f us (%.1f us charged beyond the wire), %.3f wire "
+            "bytes per byte\n",
+            static_cast<unsigned long long>(bytes), std::string(cluster::to_string(cost.protocol)).c_str(),
+            cost.latency_us, static_cast<double>(cost.start_ps) * 1e-6, cost.wire_factor);
+      }
       // Run cost on a comment line: it varies between runs, the rows above do not.
       std::printf("# %llu bytes: wall %.3f s, %.0f committed events/s, %llu rolled back, %d ranks\n",
                   static_cast<unsigned long long>(bytes), r.wall_seconds,
@@ -244,6 +279,11 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
   cmd->add_option("--local-gpus", o->local_gpus,
                   "group GPUs per node (hierarchical phases, rail-aligned rings; 0 = the node's GPUs in "
                   "the group)")
+      ->capture_default_str();
+  cmd->add_option(
+         "--protocol", o->protocol,
+         "NCCL protocol cost (launch + per-step latency, wire bytes): auto (NCCL's choice by size) | "
+         "ll | ll128 | simple | none")
       ->capture_default_str();
   cmd->add_option("--channels", o->channels,
                   "ring allreduce/allgather/reducescatter: rail-aligned rings the buffer is split over "

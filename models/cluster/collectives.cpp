@@ -2,6 +2,7 @@
 #include "models/cluster/collectives.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -108,8 +109,19 @@ std::uint64_t CollectiveProgram::share(std::uint64_t chunk) const {
 }
 
 std::optional<GpuOp> CollectiveProgram::op(std::uint32_t gpu, std::uint64_t index) const {
+  if (!group_.rank_of(gpu) || group_.count == 1) return std::nullopt;
+  if (start_ps_ > 0) {
+    if (index == 0) return GpuOp::compute(start_ps_);
+    --index;
+  }
+  std::optional<GpuOp> g = schedule_op(gpu, index);
+  if (g && wire_factor_ != 1 && (g->kind == OpKind::kSend || g->kind == OpKind::kRecv))
+    g->bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(g->bytes) * wire_factor_));
+  return g;
+}
+
+std::optional<GpuOp> CollectiveProgram::schedule_op(std::uint32_t gpu, std::uint64_t index) const {
   const auto rank = group_.rank_of(gpu);
-  if (!rank || group_.count == 1) return std::nullopt;
   const std::uint64_t n = group_.count;
   if (tree_) return to_gpu_op(tree_->op(*rank, index));
   if (tree_broadcast_) return to_gpu_op(tree_broadcast_->op(*rank, index));

@@ -52,6 +52,12 @@ class CollectiveProgram final : public GpuProgram {
                     std::uint64_t chunk_bytes = 1 << 20, std::uint32_t local_size = 1,
                     std::uint32_t channels = 0);
   std::uint32_t channels() const { return rings_.channels(); }
+  // NCCL's launch and protocol latency beyond the modelled wire (one Compute op of `start_ps` first on
+  // every rank) and the protocol's wire bytes per data byte (nccl_tuning.hpp). Default: neither.
+  void set_protocol_cost(SimTime start_ps, double wire_factor) {
+    start_ps_ = start_ps;
+    wire_factor_ = wire_factor;
+  }
   std::optional<GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
 
  private:
@@ -61,6 +67,7 @@ class CollectiveProgram final : public GpuProgram {
   std::optional<GpuOp> broadcast(std::uint32_t rank, std::uint64_t index) const;
 
   std::optional<GpuOp> to_gpu_op(const std::optional<RankOp>& op) const;
+  std::optional<GpuOp> schedule_op(std::uint32_t gpu, std::uint64_t index) const;
 
   Collective collective_;
   GpuGroup group_;
@@ -71,6 +78,8 @@ class CollectiveProgram final : public GpuProgram {
   std::optional<HierarchicalBroadcast> hierarchical_broadcast_;
   std::uint64_t bytes_;
   std::uint64_t chunk_bytes_;
+  SimTime start_ps_ = 0;
+  double wire_factor_ = 1;
 };
 
 }  // namespace warpsim::cluster
