@@ -154,16 +154,19 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   constexpr SimTime kEnd = SimTime{1'000'000'000} * kPicosPerSecond;
   const EngineConfig config = to_engine_config(o.engine, kEnd, kPicosPerNano, ranks);
 
+  // The ring's channels without NCCL's reduction for small messages: --channels, else one per rail.
+  const std::uint32_t rail_channels =
+      cluster::RailRings(group.count, group.count % local == 0 ? static_cast<std::uint32_t>(local) : 1,
+                         static_cast<std::uint32_t>(o.channels))
+          .channels();
   if (rank == 0) {
     std::cout << "# warpsim collective: " << to_string(*collective) << " " << o.algo << ", " << group.count
               << " GPUs (first " << group.first << ", stride " << group.stride << ") of " << cluster_gpus
               << ", cluster " << o.cluster << ", "
               << (params.fidelity == cluster::Fidelity::kFlow ? "flow" : "packet") << " fidelity, ";
     if (algorithm->id == cluster::Algorithm::kRing) {
-      const cluster::RailRings rings(group.count,
-                                     group.count % local == 0 ? static_cast<std::uint32_t>(local) : 1,
-                                     static_cast<std::uint32_t>(o.channels));
-      std::cout << rings.channels() << " channel" << (rings.channels() == 1 ? "" : "s") << ", ";
+      std::cout << (o.channels == 0 && nccl_cost ? "up to " : "") << rail_channels << " channel"
+                << (rail_channels == 1 ? "" : "s") << ", ";
     }
     std::cout << "sync " << to_string(config.sync) << ", ranks " << ranks << "\n";
     std::printf("# %14s %14s %12s %12s %12s %18s\n", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "events",
@@ -183,12 +186,16 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
                                                        params.links[0].bandwidth_gbps * 1e9 / 8
                                                  : params.nvlink.bandwidth_gbps * 1e9 / 8;
   for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
-    auto program = std::make_shared<cluster::CollectiveProgram>(
-        *collective, algorithm->id, group, bytes, chunk_bytes, static_cast<std::uint32_t>(local),
-        static_cast<std::uint32_t>(o.channels));
     cluster::NcclCost cost;
+    if (nccl_cost) cost = cluster::nccl_cost(*collective, algorithm->id, bytes, shape, protocol);
+    // Channels: --channels, else one per rail, fewer for small messages as NCCL drops channels.
+    std::uint32_t channels = static_cast<std::uint32_t>(o.channels);
+    if (channels == 0 && nccl_cost && algorithm->id == cluster::Algorithm::kRing) {
+      channels = cluster::nccl_channels(algorithm->id, cost.protocol, group.count, bytes, rail_channels);
+    }
+    auto program = std::make_shared<cluster::CollectiveProgram>(
+        *collective, algorithm->id, group, bytes, chunk_bytes, static_cast<std::uint32_t>(local), channels);
     if (nccl_cost) {
-      cost = cluster::nccl_cost(*collective, algorithm->id, bytes, shape, protocol);
       program->set_protocol_cost(cost.start_ps, cost.wire_factor);
     }
     cluster::ClusterModel model(params, program);
@@ -223,6 +230,9 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
       std::printf("  %14llu %14.3f %12.3f %12.3f %12llu %18s\n", static_cast<unsigned long long>(bytes),
                   seconds * 1e6, algbw, busbw, static_cast<unsigned long long>(r.total.committed),
                   hex(r.state_digest).c_str());
+      if (algorithm->id == cluster::Algorithm::kRing)
+        std::printf("# %llu bytes: %u channel(s)\n", static_cast<unsigned long long>(bytes),
+                    program->channels());
       if (nccl_cost) {
         std::printf(
             "# %llu bytes: protocol %s, NCCL latency %.1f us (%.1f us charged beyond the wire), %.3f wire "

@@ -127,4 +127,18 @@ NcclCost nccl_cost(Collective c, Algorithm a, std::uint64_t bytes, const NcclSha
   return cost;
 }
 
+std::uint32_t nccl_channels(Algorithm a, Protocol p, std::uint32_t ranks, std::uint64_t bytes,
+                            std::uint32_t max_channels) {
+  // src/include/device.h (NCCL_*_MAX_NTHREADS) and comm.h (NCCL_*_THREAD_THRESHOLD); tuning.cc multiplies
+  // the ring's LL threshold by nRanks.
+  constexpr std::array<std::uint64_t, 3> kThreads = {512, 640, 512};
+  constexpr std::array<std::uint64_t, 3> kThreshold = {8, 8, 64};
+  const auto i = static_cast<std::size_t>(p);
+  std::uint64_t threshold = kThreshold[i];
+  if (p == Protocol::kLL && a != Algorithm::kTree) threshold *= ranks;
+  std::uint32_t nc = std::max<std::uint32_t>(1, max_channels);
+  while (nc >= 2 && bytes < nc * kThreads[i] * threshold) --nc;
+  return nc;
+}
+
 }  // namespace warpsim::cluster

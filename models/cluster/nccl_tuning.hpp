@@ -41,4 +41,10 @@ double nccl_latency_us(Collective c, Algorithm a, Protocol p, const NcclShape& s
 NcclCost nccl_cost(Collective c, Algorithm a, std::uint64_t bytes, const NcclShape& s,
                    std::optional<Protocol> protocol = std::nullopt);
 
+// NCCL's channel count for a ring or tree of `bytes` under `protocol` (src/enqueue.cc): from
+// `max_channels` down while bytes < channels x threads x threshold (threads: LL 512, LL128 640, Simple 512;
+// threshold per thread: LL 8 x ranks for the ring, 8 for the tree; LL128 8; Simple 64).
+std::uint32_t nccl_channels(Algorithm a, Protocol p, std::uint32_t ranks, std::uint64_t bytes,
+                            std::uint32_t max_channels);
+
 }  // namespace warpsim::cluster

@@ -1,6 +1,7 @@
 // NCCL's tuning model (models/cluster/nccl_tuning.*): latencies equal tuning.cc's formulas on hand-worked
 // shapes, NCCL's protocol choice goes LL -> LL128 -> Simple as messages grow, and a collective program
-// with a protocol cost starts with one Compute op and inflates its messages by the wire factor.
+// with a protocol cost starts with one Compute op and inflates its messages by the wire factor; channels
+// drop for small messages as in enqueue.cc.
 #include <gtest/gtest.h>
 
 #include "models/cluster/collectives.hpp"
@@ -56,6 +57,17 @@ TEST(NcclTuning, ProtocolChoiceGrowsWithSize) {
   const NcclCost a = nccl_cost(Collective::kAllReduce, Algorithm::kRing, 1 << 20, s, Protocol::kSimple);
   const NcclCost b = nccl_cost(Collective::kAllReduce, Algorithm::kRing, 1 << 20, wired, Protocol::kSimple);
   EXPECT_EQ(a.start_ps - b.start_ps, SimTime{30} * 1'000'000);
+}
+
+TEST(NcclTuning, ChannelsDropForSmallMessagesAsEnqueueCcDoes) {
+  // Simple: 512 threads x 64 bytes = 32 KiB per channel.
+  EXPECT_EQ(nccl_channels(Algorithm::kRing, Protocol::kSimple, 16, 64 << 10, 8), 2u);
+  EXPECT_EQ(nccl_channels(Algorithm::kRing, Protocol::kSimple, 16, (64 << 10) - 1, 8), 1u);
+  EXPECT_EQ(nccl_channels(Algorithm::kRing, Protocol::kSimple, 1024, 1ull << 30, 8), 8u);
+  // Ring LL: 512 threads x 8 bytes x nRanks, 4 MiB per channel at 1024 ranks.
+  EXPECT_EQ(nccl_channels(Algorithm::kRing, Protocol::kLL, 1024, 1 << 20, 8), 1u);
+  EXPECT_EQ(nccl_channels(Algorithm::kRing, Protocol::kLL, 1024, 12 << 20, 8), 3u);
+  EXPECT_EQ(nccl_channels(Algorithm::kRing, Protocol::kLL128, 16, 0, 8), 1u);
 }
 
 TEST(NcclTuning, ProgramChargesStartAndWireBytes) {
