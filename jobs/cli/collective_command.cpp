@@ -10,11 +10,13 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/kernel/engine.hpp"
 #include "experiment/fidelity.hpp"
+#include "experiment/spec/cluster_spec.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
 #include "jobs/cli/usage_error.hpp"
@@ -23,6 +25,8 @@
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collective_algorithms.hpp"
 #include "models/cluster/collectives.hpp"
+#include "models/cluster/nccl_tuning.hpp"
+#include "models/cluster/ring_order.hpp"
 #include "partition/block_map.hpp"
 
 namespace warpsim::cli {
@@ -40,9 +44,11 @@ struct CollectiveOptions {
   std::string max_bytes = "64MiB";
   std::int64_t step_factor = 2;
   std::string chunk_bytes = "1MiB";
-  std::string fidelity;         // "" = the cluster spec's network.fidelity
-  std::int64_t local_gpus = 0;  // hierarchical: group ranks per node; 0 = from the cluster and --stride
-  bool verbose = false;         // the run cost of every size, not only the total
+  std::string fidelity;           // "" = the cluster spec's network.fidelity
+  std::int64_t local_gpus = 0;    // hierarchical: group ranks per node; 0 = from the cluster and --stride
+  std::int64_t channels = 0;      // ring: rings the buffer is split over; 0 = one per rail
+  std::string protocol = "auto";  // NCCL protocol cost: auto | ll | ll128 | simple | none
+  bool verbose = false;           // the run cost of every size, not only the total
   EngineOptions engine;
 };
 
@@ -146,18 +152,36 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   if (min_bytes > max_bytes)
     throw UsageError("--min-bytes (" + o.min_bytes + ") must not exceed --max-bytes (" + o.max_bytes + ")");
   if (chunk_bytes == 0) throw UsageError("--chunk-bytes must be > 0");
+  const bool nccl_cost = o.protocol != "none";
+  std::optional<cluster::Protocol> protocol;
+  if (o.protocol != "auto" && nccl_cost) {
+    protocol = cluster::parse_protocol(o.protocol);
+    if (!protocol)
+      throw UsageError("--protocol: unknown protocol '" + o.protocol + "' (auto, ll, ll128, simple, none)");
+  }
+  if (o.channels < 0 || o.channels > 64)
+    throw UsageError("--channels must be within [0, 64] (got " + std::to_string(o.channels) + ")");
   if (o.step_factor < 2)
     throw UsageError("--step-factor must be >= 2 (got " + std::to_string(o.step_factor) + ")");
   // About 11.5 simulated days: far beyond any collective, far from the clock's end.
   constexpr SimTime kEnd = SimTime{1'000'000'000} * kPicosPerSecond;
   const EngineConfig config = to_engine_config(o.engine, kEnd, kPicosPerNano, ranks);
 
+  // The ring's channels without NCCL's reduction for small messages: --channels, else one per rail.
+  const std::uint32_t rail_channels =
+      cluster::RailRings(group.count, group.count % local == 0 ? static_cast<std::uint32_t>(local) : 1,
+                         static_cast<std::uint32_t>(o.channels))
+          .channels();
   if (rank == 0) {
     std::cout << "# warpsim collective: " << to_string(*collective) << " " << o.algo << ", " << group.count
               << " GPUs (first " << group.first << ", stride " << group.stride << ") of " << cluster_gpus
               << ", cluster " << o.cluster << ", "
-              << (params.fidelity == cluster::Fidelity::kFlow ? "flow" : "packet") << " fidelity, sync "
-              << to_string(config.sync) << ", ranks " << ranks << "\n";
+              << (params.fidelity == cluster::Fidelity::kFlow ? "flow" : "packet") << " fidelity, ";
+    if (algorithm->id == cluster::Algorithm::kRing) {
+      std::cout << (o.channels == 0 && nccl_cost ? "up to " : "") << rail_channels << " channel"
+                << (rail_channels == 1 ? "" : "s") << ", ";
+    }
+    std::cout << "sync " << to_string(config.sync) << ", ranks " << ranks << "\n";
     std::printf("# %14s %14s %12s %12s %12s %18s\n", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "events",
                 "digest");
   }
@@ -166,10 +190,35 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   std::vector<std::string> cost_lines;
   double total_wall = 0;
   std::uint64_t total_committed = 0, total_rolled_back = 0, sizes = 0;
+  // The model notes (channels, NCCL protocol) of each size, after the table like the run cost.
+  std::vector<std::string> model_lines;
   char line[512];
+  // NCCL's tuning model (nccl_tuning.hpp): the group's shape, the wire latency the model charges per hop
+  // (NVLink: GPU-NIC-NVSwitch-NIC-GPU; network: GPU-NIC-leaf-NIC-GPU), and the Simple protocol's bus
+  // bandwidth: one NIC per rank in a node once the group leaves the node, else NVLink.
+  cluster::NcclShape shape;
+  shape.ranks = group.count;
+  shape.nodes = static_cast<std::uint32_t>(group.last_gpu() / params.gpus_per_node -
+                                           group.first / params.gpus_per_node + 1);
+  shape.nvlink_step_wire_ps = 2 * params.injection_latency_ps + 2 * params.nvlink.latency_ps;
+  shape.net_step_wire_ps =
+      2 * params.injection_latency_ps + 2 * params.links[0].latency_ps + params.switch_latency_ps;
+  shape.simple_bus_bytes_per_s = shape.nodes > 1 ? static_cast<double>(group.count / shape.nodes) *
+                                                       params.links[0].bandwidth_gbps * 1e9 / 8
+                                                 : params.nvlink.bandwidth_gbps * 1e9 / 8;
   for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
+    cluster::NcclCost cost;
+    if (nccl_cost) cost = cluster::nccl_cost(*collective, algorithm->id, bytes, shape, protocol);
+    // Channels: --channels, else one per rail, fewer for small messages as NCCL drops channels.
+    std::uint32_t channels = static_cast<std::uint32_t>(o.channels);
+    if (channels == 0 && nccl_cost && algorithm->id == cluster::Algorithm::kRing) {
+      channels = cluster::nccl_channels(algorithm->id, cost.protocol, group.count, bytes, rail_channels);
+    }
     auto program = std::make_shared<cluster::CollectiveProgram>(
-        *collective, algorithm->id, group, bytes, chunk_bytes, static_cast<std::uint32_t>(local));
+        *collective, algorithm->id, group, bytes, chunk_bytes, static_cast<std::uint32_t>(local), channels);
+    if (nccl_cost) {
+      program->set_protocol_cost(cost.start_ps, cost.wire_factor);
+    }
     cluster::ClusterModel model(params, program);
     std::unique_ptr<LpMap> map;
     if (o.engine.partition == "round-robin") {
@@ -212,6 +261,20 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
                     r.wall_seconds > 0 ? static_cast<double>(r.total.committed) / r.wall_seconds : 0.0,
                     static_cast<unsigned long long>(r.total.rolled_back), r.ranks);
       cost_lines.emplace_back(line);
+      if (algorithm->id == cluster::Algorithm::kRing) {
+        std::snprintf(line, sizeof line, "# %llu bytes: %u channel(s)\n", static_cast<unsigned long long>(bytes),
+                      program->channels());
+        model_lines.emplace_back(line);
+      }
+      if (nccl_cost) {
+        std::snprintf(
+            line, sizeof line,
+            "# %llu bytes: protocol %s, NCCL latency %.1f us (%.1f us charged beyond the wire), %.3f wire "
+            "bytes per byte\n",
+            static_cast<unsigned long long>(bytes), std::string(cluster::to_string(cost.protocol)).c_str(),
+            cost.latency_us, static_cast<double>(cost.start_ps) * 1e-6, cost.wire_factor);
+        model_lines.emplace_back(line);
+      }
       if (r.ranks > 1) {  // where parallel time goes: cross-rank traffic and rollbacks
         const auto& t = r.total;
         std::snprintf(line, sizeof line,
@@ -229,6 +292,7 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
     if (bytes > max_bytes / static_cast<std::uint64_t>(o.step_factor) || bytes == 0) break;
   }
   if (rank == 0) {
+    for (const auto& l : model_lines) std::fputs(l.c_str(), stdout);
     if (o.verbose)
       for (const auto& l : cost_lines) std::fputs(l.c_str(), stdout);
     std::printf("# run cost: %llu sizes, wall %.3f s, %.0f committed events/s, %llu rolled back, %d ranks%s\n",
@@ -265,7 +329,17 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
       ->capture_default_str();
   cmd->add_option("--fidelity", o->fidelity, "packet | flow (default: the cluster spec's network.fidelity)");
   cmd->add_option("--local-gpus", o->local_gpus,
-                  "hierarchical: group GPUs per node (0 = the node's GPUs in the group)")
+                  "group GPUs per node (hierarchical phases, rail-aligned rings; 0 = the node's GPUs in "
+                  "the group)")
+      ->capture_default_str();
+  cmd->add_option(
+         "--protocol", o->protocol,
+         "NCCL protocol cost (launch + per-step latency, wire bytes): auto (NCCL's choice by size) | "
+         "ll | ll128 | simple | none")
+      ->capture_default_str();
+  cmd->add_option("--channels", o->channels,
+                  "ring allreduce/allgather/reducescatter: rail-aligned rings the buffer is split over "
+                  "(0 = one per rail when the group spans nodes)")
       ->capture_default_str();
   cmd->add_flag("--verbose", o->verbose,
                 "after the table, the run cost (wall, events/s, rollbacks) of every size");

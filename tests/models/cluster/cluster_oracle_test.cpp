@@ -174,6 +174,25 @@ TEST(ClusterOracle, TreeAndHierarchicalAllReduce) {
                                              GpuGroup{0, 16, 1}, 256 << 10, 1 << 20, 4));
 }
 
+TEST(ClusterOracle, RailAlignedRingChannels) {
+  // Four rail-aligned channels (ring_order.hpp): every step posts four sends and four receives, several to
+  // the same NVLink neighbour under different tags.
+  const ClusterParams p = example("fat_tree_2tier_16gpu.textproto");
+  check_against_sequential(p, std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kRing,
+                                                                  GpuGroup{0, 16, 1}, 256 << 10, 1 << 20, 4));
+  check_against_sequential(flow(p),
+                           std::make_shared<CollectiveProgram>(Collective::kReduceScatter, Algorithm::kRing,
+                                                               GpuGroup{0, 16, 1}, 256 << 10, 1 << 20, 4));
+  check_against_sequential(
+      p, std::make_shared<CollectiveProgram>(Collective::kBroadcast, Algorithm::kRing, GpuGroup{0, 16, 1},
+                                             256 << 10, 32 << 10, 4));
+  // With NCCL's protocol cost (a start Compute op, LL's doubled wire bytes).
+  auto costed = std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kRing,
+                                                    GpuGroup{0, 16, 1}, 64 << 10, 1 << 20, 4);
+  costed->set_protocol_cost(20 * kPicosPerMicro, 2.0);
+  check_against_sequential(p, costed);
+}
+
 TEST(ClusterOracle, HierarchicalReduceScatterAllGatherAndBroadcasts) {
   const ClusterParams p = example("fat_tree_2tier_16gpu.textproto");
   check_against_sequential(

@@ -33,6 +33,8 @@ expect_usage_error "$np" "radixx" collective --cluster "$TMP/typo.textproto"
 expect_usage_error "$np" "--cluster" collective --cluster "$TMP/missing.textproto"
 expect_usage_error "$np" "--cluster" collective
 expect_usage_error "$np" "--op" collective --cluster "$GOOD" --op allsum
+expect_usage_error "$np" "--channels" collective --cluster "$GOOD" --channels 65
+expect_usage_error "$np" "--protocol" collective --cluster "$GOOD" --protocol ll256
 expect_usage_error "$np" "--algo" collective --cluster "$GOOD" --algo butterfly
 expect_usage_error "$np" "--algorithm" collective --cluster "$GOOD" --algorithm tree --op alltoall
 expect_usage_error "$np" "--local-gpus" collective --cluster "$GOOD" --algorithm hierarchical --local-gpus 3

@@ -1,0 +1,50 @@
+// NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc, v2.30.7, commit 5067397): the per-collective
+// latency of each algorithm and protocol, the bus bandwidth each protocol achieves of the Simple one, and
+// the protocol NCCL picks as the one with the least predicted time (latency + bytes / bandwidth). The
+// cluster model simulates the bytes; this adds what the wire does not show: the launch and the per-step
+// protocol latency (flag polling, the network proxy), and the protocol's extra bytes (LL carries 8 bytes of
+// data per 16-byte line, LL128 120 of 128). Values and formulas: docs/collectives.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "engine/sim_time.hpp"
+#include "models/cluster/collective_algorithms.hpp"
+
+namespace warpsim::cluster {
+
+enum class Protocol : std::uint8_t { kLL, kLL128, kSimple };
+std::optional<Protocol> parse_protocol(std::string_view name);  // "ll", "ll128", "simple"
+std::string_view to_string(Protocol p);
+
+// What the model needs to know of the group and the fabric.
+struct NcclShape {
+  std::uint32_t ranks = 1;
+  std::uint32_t nodes = 1;            // ranks / nodes per node
+  SimTime nvlink_step_wire_ps = 0;    // latency the cluster model itself charges per NVLink hop
+  SimTime net_step_wire_ps = 0;       // ... per network hop
+  double simple_bus_bytes_per_s = 0;  // the Simple protocol's bus bandwidth (for the choice only)
+};
+
+struct NcclCost {
+  Protocol protocol = Protocol::kSimple;
+  double latency_us = 0;   // NCCL's latency for (collective, algorithm, protocol)
+  SimTime start_ps = 0;    // what the program charges up front: latency minus the modelled wire
+  double wire_factor = 1;  // bytes on the wire per byte of data
+};
+
+// NCCL's latency in microseconds: base + per-step hardware latency (tuning.cc).
+double nccl_latency_us(Collective c, Algorithm a, Protocol p, const NcclShape& s);
+// The cost of `protocol`, or (nullopt) of the protocol NCCL would pick for `bytes`.
+NcclCost nccl_cost(Collective c, Algorithm a, std::uint64_t bytes, const NcclShape& s,
+                   std::optional<Protocol> protocol = std::nullopt);
+
+// NCCL's channel count for a ring or tree of `bytes` under `protocol` (src/enqueue.cc): from
+// `max_channels` down while bytes < channels x threads x threshold (threads: LL 512, LL128 640, Simple 512;
+// threshold per thread: LL 8 x ranks for the ring, 8 for the tree; LL128 8; Simple 64).
+std::uint32_t nccl_channels(Algorithm a, Protocol p, std::uint32_t ranks, std::uint64_t bytes,
+                            std::uint32_t max_channels);
+
+}  // namespace warpsim::cluster
