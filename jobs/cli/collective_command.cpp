@@ -190,7 +190,7 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   std::vector<std::string> cost_lines;
   double total_wall = 0;
   std::uint64_t total_committed = 0, total_rolled_back = 0, sizes = 0;
-  // The model notes (channels, NCCL protocol) of each size, after the table like the run cost.
+  // The model notes (channels, NCCL protocol) of each size: after the table with --verbose, like the run cost.
   std::vector<std::string> model_lines;
   char line[512];
   // NCCL's tuning model (nccl_tuning.hpp): the group's shape, the wire latency the model charges per hop
@@ -292,9 +292,10 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
     if (bytes > max_bytes / static_cast<std::uint64_t>(o.step_factor) || bytes == 0) break;
   }
   if (rank == 0) {
-    for (const auto& l : model_lines) std::fputs(l.c_str(), stdout);
-    if (o.verbose)
+    if (o.verbose) {
+      for (const auto& l : model_lines) std::fputs(l.c_str(), stdout);
       for (const auto& l : cost_lines) std::fputs(l.c_str(), stdout);
+    }
     std::printf("# run cost: %llu sizes, wall %.3f s, %.0f committed events/s, %llu rolled back, %d ranks%s\n",
                 static_cast<unsigned long long>(sizes), total_wall,
                 total_wall > 0 ? static_cast<double>(total_committed) / total_wall : 0.0,
@@ -342,7 +343,8 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
                   "(0 = one per rail when the group spans nodes)")
       ->capture_default_str();
   cmd->add_flag("--verbose", o->verbose,
-                "after the table, the run cost (wall, events/s, rollbacks) of every size");
+                "after the table, each size's ring channels and NCCL protocol, and its run cost (wall, "
+                "events/s, rollbacks)");
   add_engine_options(*cmd, o->engine);
   return [o, cmd, rank, ranks]() -> int {
     if (!cmd->parsed()) return -1;
