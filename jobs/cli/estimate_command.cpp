@@ -98,12 +98,13 @@ std::function<int()> add_estimate_command(CLI::App& app, const CommandEnv& env) 
                   "experiment spec (its job) or job spec; protobuf text format, or JSON when it starts with '{'")
       ->required();
   cmd->add_option("--measured-table", o->measured_table, "CSV op,flops,time_us overriding the compute model");
-  cmd->add_option("--compute-eff-max", o->efficiency.compute_eff_max, "asymptotic GEMM efficiency (0,1]")
-      ->capture_default_str();
-  cmd->add_option("--memory-eff-max", o->efficiency.memory_eff_max, "asymptotic HBM efficiency (0,1]")
-      ->capture_default_str();
-  cmd->add_option("--op-overhead-us", o->op_overhead_us, "fixed per-kernel overhead, microseconds")
-      ->capture_default_str();
+  // No captured default: unset means the GPU profile's measured value (docs/gpu-profiles.md).
+  cmd->add_option("--compute-eff-max", o->efficiency.compute_eff_max,
+                  "sustained large-GEMM efficiency (0,1] (default: the GPU profile's measured value)");
+  cmd->add_option("--memory-eff-max", o->efficiency.memory_eff_max,
+                  "streaming HBM efficiency (0,1] (default: the GPU profile's measured value)");
+  cmd->add_option("--op-overhead-us", o->op_overhead_us,
+                  "fixed per-kernel overhead, microseconds (default: the GPU profile's value)");
   return [o, cmd, rank]() -> int {
     if (!cmd->parsed()) return -1;
     o->compute_given = cmd->get_option("--compute-eff-max")->count() > 0;
