@@ -217,8 +217,10 @@ int run_validate(const ValidateFlags& f) {
   if (!f.csv.empty() && fs::exists(f.csv) && !f.overwrite) {
     throw UsageError("--csv: '" + f.csv + "' already exists (pass --overwrite to replace it)");
   }
-  if (!f.docs.empty() && !fs::is_regular_file(f.docs)) {
-    throw UsageError("--docs: '" + f.docs + "' is not a file");
+  if (!f.docs.empty()) {
+    if (!fs::is_regular_file(f.docs)) throw UsageError("--docs: '" + f.docs + "' is not a file");
+    const std::string doc = read_text(f.docs);
+    for (const auto& r : rows) v::rewrite_block(doc, r.set, "");  // every set's block is there
   }
   std::cerr << "warpsim validate: " << rows.size() << " rows, " << f.jobs << " at a time"
             << (f.full ? ", reductions off (--full)" : "") << std::endl;
