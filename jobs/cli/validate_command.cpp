@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "experiment/spec/job_spec.hpp"
 #include "experiment/spec/validation_spec.hpp"
 #include "experiment/validation/row_evaluation.hpp"
 #include "experiment/validation/spec_overrides.hpp"
@@ -116,7 +118,22 @@ std::string last_line(const std::string& text) {
   return nl == std::string::npos ? t : t.substr(nl + 1);
 }
 
-// Runs every row in a child process, `jobs` at a time, with progress lines on stderr.
+// A rough cost of a row, to start the dearest rows first (the pool's wall time is then closer to the total
+// over K): simulated GPUs x layers per GPU x micro-batches, summed over the row's simulations.
+double cost_hint(const spec::ExperimentSpec& row, bool full) {
+  const auto& job = row.job();
+  const auto& p = job.parallelism();
+  const double world = static_cast<double>(spec::world_size(job));
+  const double layers = static_cast<double>(job.model().num_layers()) / std::max(1u, p.pipeline_parallel());
+  const auto& red = row.validation().reduction();
+  const bool replica = red.dp_replica() && !full;
+  const double sim_world = replica ? world / std::max(1u, p.data_parallel()) : world;
+  double m = static_cast<double>(spec::microbatches_per_step(job));
+  if (!full && red.microbatch_points_size() == 2) m = red.microbatch_points(0) + red.microbatch_points(1);
+  return sim_world * layers * m + (replica ? world * layers : 0);
+}
+
+// Runs every row in a child process, `jobs` at a time (dearest first), with progress lines on stderr.
 std::vector<v::RowResult> run_rows(const ValidateFlags& f, const std::vector<v::RowFile>& rows,
                                    const std::vector<spec::ExperimentSpec>& specs) {
   const fs::path tmp =
@@ -131,10 +148,16 @@ std::vector<v::RowResult> run_rows(const ValidateFlags& f, const std::vector<v::
   std::vector<Running> running;
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  std::size_t next = 0, done = 0;
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return cost_hint(specs[a], f.full) > cost_hint(specs[b], f.full);
+  });
+  std::size_t started = 0, done = 0;
   const std::size_t total = rows.size();
   while (done < total) {
-    while (next < total && running.size() < static_cast<std::size_t>(f.jobs)) {
+    while (started < total && running.size() < static_cast<std::size_t>(f.jobs)) {
+      const std::size_t next = order[started++];
       const std::string out = (tmp / (std::to_string(next) + ".out")).string();
       const std::string err = (tmp / (std::to_string(next) + ".err")).string();
       running.push_back({next,
@@ -142,7 +165,6 @@ std::vector<v::RowResult> run_rows(const ValidateFlags& f, const std::vector<v::
                          std::chrono::steady_clock::now()});
       std::cerr << "[" << next + 1 << "/" << total << "] start " << rows[next].id << " ("
                 << v::describe_config(specs[next]) << "), elapsed " << seconds(elapsed()) << std::endl;
-      ++next;
     }
     bool any = false;
     for (auto it = running.begin(); it != running.end();) {
