@@ -105,6 +105,7 @@ std::vector<std::string> worker_argv(const ValidateFlags& f, const std::string& 
 // The command line the docs' blocks name.
 std::string command_line(const ValidateFlags& f, const std::string& set_path) {
   std::string c = "warpsim validate " + set_path;
+  for (const auto& g : f.rows) c += " --rows '" + g + "'";
   if (f.full) c += " --full";
   for (const auto& s : f.set_overrides) c += " --set " + s;
   for (const auto& s : f.scale_overrides) c += " --scale " + s;
@@ -240,6 +241,8 @@ int run_validate(const ValidateFlags& f) {
     throw UsageError("--csv: '" + f.csv + "' already exists (pass --overwrite to replace it)");
   }
   if (!f.docs.empty()) {
+    // The docs hold whole sets: a table of some rows would pass for the set's.
+    if (!f.rows.empty()) throw UsageError("--docs: rewrites whole sets' tables; not with --rows");
     if (!fs::is_regular_file(f.docs)) throw UsageError("--docs: '" + f.docs + "' is not a file");
     const std::string doc = read_text(f.docs);
     for (const auto& r : rows) v::rewrite_block(doc, r.set, "");  // every set's block is there

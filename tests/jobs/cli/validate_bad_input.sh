@@ -37,4 +37,5 @@ expect_exit2 scale_default "--scale job.compute_model.compute_eff_max" "$WARPSIM
   --scale job.compute_model.compute_eff_max=1.1
 echo "no block here" >"$TMP/doc.md"
 expect_exit2 docs_block "--docs" "$WARPSIM" validate "$ROW" --docs "$TMP/doc.md"
+expect_exit2 docs_rows "--docs: rewrites whole sets" "$WARPSIM" validate "$ROW" --rows "01-*" --docs "$TMP/doc.md"
 echo "ok: validate_bad_input"
