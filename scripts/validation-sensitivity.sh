@@ -6,7 +6,8 @@
 # Parameters: compute efficiency (job.compute_model.compute_eff_max, set from its default BASE_EFF = 0.80),
 # per-kernel overhead (job.compute_model.op_overhead_us, from BASE_OVERHEAD_US = 4), and the network link
 # bandwidth (every fat-tree tier's bandwidth_gbps scaled: NICs and switch links alike). When the compute
-# model's defaults change, set BASE_EFF / BASE_OVERHEAD_US to the new ones.
+# model's defaults change, set BASE_EFF / BASE_OVERHEAD_US to the new ones. ONLY=REGEX runs only the
+# variants whose label matches (e.g. ONLY='baseline|op_overhead').
 set -euo pipefail
 WARPSIM=${1:?usage: $0 path/to/warpsim [validate arguments]}
 shift
@@ -32,6 +33,7 @@ i=0
 for v in "${variants[@]}"; do
   label=${v%%|*}
   flags=${v#*|}
+  [[ -z ${ONLY:-} || $label =~ $ONLY ]] || { i=$((i + 1)); continue; }
   # shellcheck disable=SC2086 # flags are words
   "$WARPSIM" --log-level warn validate "$@" $flags --csv "$TMP/$i.csv" >"$TMP/$i.log" 2>&1 ||
     { [[ -s "$TMP/$i.csv" ]] || { cat "$TMP/$i.log" >&2; exit 1; }; }
