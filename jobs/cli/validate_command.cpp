@@ -188,9 +188,10 @@ std::vector<v::RowResult> run_rows(const ValidateFlags& f, const std::vector<v::
       } else {
         r.error_text = "exit " + std::to_string(*status) + ": " + last_line(err);
       }
+      // The set as the parent names it (the folder's canonical name, whatever path the worker was given).
+      r.set = rows[i].set;
+      r.row = fs::path(rows[i].path).stem().string();
       if (r.failed()) {
-        r.set = rows[i].set;
-        r.row = fs::path(rows[i].path).stem().string();
         r.name = specs[i].name();
         r.config = v::describe_config(specs[i]);
         r.source = specs[i].validation().source();
