@@ -12,15 +12,15 @@
 #include <vector>
 
 #include "engine/checkpoint_io.hpp"
-#include "engine/kernel/engine.hpp"
 #include "engine/hash.hpp"
+#include "engine/kernel/engine.hpp"
 #include "experiment/engine_report.hpp"
 #include "experiment/run_economics.hpp"
 #include "experiment/run_forecast.hpp"
+#include "experiment/spec/experiment_spec.hpp"
 #include "experiment/training_partition.hpp"
 #include "experiment/training_setup.hpp"
 #include "experiment/training_simulation.hpp"
-#include "experiment/spec/experiment_spec.hpp"
 
 namespace warpsim::experiment {
 
@@ -102,10 +102,13 @@ std::vector<std::pair<training::CommClass, double>> attribute_classes(const Trai
 }  // namespace
 
 RunOutcome run_training(const RunRequest& request, MPI_Comm comm) {
+  return run_training(spec::load_experiment_spec(request.spec_path), request, comm);
+}
+
+RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& request, MPI_Comm comm) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
-  const spec::ExperimentSpec exp = spec::load_experiment_spec(request.spec_path);
   economics::validate(exp);
   const auto& sim = exp.simulation();
   const EngineSettings settings = resolve_engine_settings(request.engine, request.given, sim);
@@ -219,9 +222,8 @@ RunOutcome run_training(const RunRequest& request, MPI_Comm comm) {
       report.add(std::string("blocked on ") + training::to_string(cls) + " seconds",
                  static_cast<double>(blocked) / world / ps / steps, 6);
   }
-  report.add(
-      "checkpoints per step",
-      train.checkpoint_interval_steps ? 1.0 / train.checkpoint_interval_steps : 0.0, 4);
+  report.add("checkpoints per step",
+             train.checkpoint_interval_steps ? 1.0 / train.checkpoint_interval_steps : 0.0, 4);
   report.add("network bytes per gpu per step", static_cast<double>(main.sum_bytes_sent) / world / steps, 0);
   economics::add_report(report, exp,
                         {.run_seconds = static_cast<double>(main.max_finish_ps) / ps,

@@ -14,6 +14,7 @@
 #include "experiment/engine_settings.hpp"
 #include "experiment/run_output.hpp"
 #include "experiment/settings.hpp"
+#include "experiment/spec/experiment.pb.h"
 #include "io/key_value_report.hpp"
 
 namespace warpsim::experiment {
@@ -44,5 +45,9 @@ struct RunOutcome {
 // Collective over `comm`. Throws SettingError (bad flag or setting), std::invalid_argument (bad spec) or
 // std::runtime_error (the run failed).
 RunOutcome run_training(const RunRequest& request, MPI_Comm comm);
+// The same on an experiment already loaded and validated (spec::load_experiment_spec or spec::validated);
+// request.spec_path is then only the name the outputs record. `warpsim validate` runs its rows' variants
+// (a data-parallel replica, fewer micro-batches) this way.
+RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& request, MPI_Comm comm);
 
 }  // namespace warpsim::experiment
