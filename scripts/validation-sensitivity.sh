@@ -6,12 +6,15 @@
 # Parameters: compute efficiency (job.compute_model.compute_eff_max, set from its default BASE_EFF = 0.80),
 # per-kernel overhead (job.compute_model.op_overhead_us, from BASE_OVERHEAD_US = 4), and the network link
 # bandwidth (every fat-tree tier's bandwidth_gbps scaled: NICs and switch links alike). When the compute
-# model's defaults change, set BASE_EFF / BASE_OVERHEAD_US to the new ones. ONLY=REGEX runs only the
+# model's defaults change, set BASE_EFF / BASE_OVERHEAD_US to the new ones. The GEMM efficiency is now per
+# GPU profile and dtype (docs/gpu-profiles.md: A100 FP16 0.826, H100 BF16 0.681, H100 FP8 0.601), so BASE_EFF
+# must be the value of the set's GPU and dtype: run one set at a time (BASE_EFF is required; there is no
+# single default any more). ONLY=REGEX runs only the
 # variants whose label matches (e.g. ONLY='baseline|op_overhead').
 set -euo pipefail
 WARPSIM=${1:?usage: $0 path/to/warpsim [validate arguments]}
 shift
-BASE_EFF=${BASE_EFF:-0.80}
+BASE_EFF=${BASE_EFF:?"set BASE_EFF to the sustained GEMM efficiency of the GPU and dtype of the set (docs/gpu-profiles.md)"}
 BASE_OVERHEAD_US=${BASE_OVERHEAD_US:-4}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
