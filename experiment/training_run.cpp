@@ -116,14 +116,15 @@ RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& reque
   const EngineConfig config = to_engine_config(settings.options, end, kPicosPerNano, ranks, settings.sources);
   const TrainingSetup t = build_training(exp);
   check_end_time_fits(t, sim.end_time_s());
-  // Before a long run, say so (on stderr, before any work): the forecast is cheap next to any run it warns of.
-  const RunForecast forecast = forecast_run(t, ranks);
-  if (rank == 0 && request.warn) request.warn(forecast.warnings);
+  // Before a long run, say so (on stderr, before any work). Only rank 0 reports, so only it builds the
+  // forecast's traffic graph; the other ranks need nothing from it.
   RunOutcome outcome;
-  if (request.check_only) {
-    if (rank == 0) outcome.report = check_report(exp, t, forecast);
-    return outcome;
+  if (rank == 0) {
+    const RunForecast forecast = forecast_run(t, ranks);
+    if (request.warn) request.warn(forecast.warnings);
+    if (request.check_only) outcome.report = check_report(exp, t, forecast);
   }
+  if (request.check_only) return outcome;
 
   const std::uint32_t world = t.job->world_size();
   const std::uint32_t steps = t.steps;
@@ -232,6 +233,8 @@ RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& reque
                          .world = world,
                          .checkpoints_simulated = checkpoints,
                          .run_seconds_without_checkpoints = without_checkpoints,
+                         .checkpoint_seconds = std::nullopt,  // a run measures the stall, cost estimates it
+                         .checkpoint_seconds_source = {},
                          .totals = main.totals,
                          .seed = seed});
   report.add("ranks", static_cast<std::uint64_t>(r.ranks));
