@@ -163,7 +163,8 @@ def plot_link_utilization(f, path):
     plt.close(fig)
 
 
-def plot_step_breakdown(summary, path):
+def step_breakdown_figure(summary):
+    """The step-time breakdown as a figure: one stacked bar, plus one bar per what-if attribution."""
     def get(name):
         return float(summary[name][()]) if name in summary else 0.0
 
@@ -176,7 +177,7 @@ def plot_step_breakdown(summary, path):
     # What-if attribution (warpsim run --attribute), when present.
     attributed = sorted(n for n in summary if n.startswith("exposed_") and n not in ("exposed_communication_seconds",)
                         and n.endswith("seconds"))
-    fig, ax = plt.subplots(figsize=(9, 2.6 + 0.3 * len(attributed)))
+    fig, ax = plt.subplots(figsize=(9, 3.2 + 0.3 * len(attributed)))
     left = 0.0
     for name, value, color in parts:
         ax.barh(["step"], [value], left=left, color=color, label=f"{name} {value * 1e3:.3f} ms")
@@ -188,8 +189,15 @@ def plot_step_breakdown(summary, path):
     ax.set_xlabel("seconds per training step")
     mfu = get("mfu")
     ax.set_title(f"step-time breakdown (MFU {mfu:.3f}, {get('tflops_per_gpu'):.1f} TFLOP/s per GPU)")
-    ax.legend(fontsize=8, loc="lower right")
+    # The stacked bar spans the whole width (it sums to the step), so any legend inside the axes covers it:
+    # the legend goes below the plot, in a strip that tight_layout leaves for it.
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False)
     fig.tight_layout()
+    return fig
+
+
+def plot_step_breakdown(summary, path):
+    fig = step_breakdown_figure(summary)
     fig.savefig(path, dpi=80)
     plt.close(fig)
 
@@ -238,6 +246,11 @@ def main():
                 print(f"plot_results: error: --metric: no series '{name}' in {args.results}", file=sys.stderr)
                 return 2
             kind, metric = name.split("/", 1)
+            if 0 in series[name].shape:
+                # A kind with no components (a cluster without storage targets) or no samples: there is nothing
+                # to draw, and matplotlib would warn about a singular axis.
+                print(f"plot_results: {name}: no components or samples, not plotted", file=sys.stderr)
+                continue
             slug = f"{kind}_{metric}".replace("/", "_")
             heatmap = os.path.join(args.outdir, f"heatmap_{slug}.png")
             plot_heatmap(series[name], kind, metric, times, time_unit, heatmap)
