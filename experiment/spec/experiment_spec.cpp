@@ -2,8 +2,6 @@
 #include "experiment/spec/experiment_spec.hpp"
 #include "experiment/spec/spec_text.hpp"
 
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
 
 #include <cmath>
 #include <filesystem>
@@ -43,22 +41,11 @@ auto nested(const std::string& field, F&& f) {
 
 // Where text-format parsing as `Message` first fails, as (line, column); (-1, -1) when it parses. Used to
 // report, for a file that is neither kind of spec, the error of the kind that read further into it.
-class ErrorPosition final : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string&) override {
-    if (at.first < 0) at = {line, column};
-  }
-  std::pair<int, int> at{-1, -1};
-};
-
 template <class Message>
 std::pair<int, int> text_error_position(std::string_view text) {
   Message message;
-  google::protobuf::TextFormat::Parser parser;
-  ErrorPosition errors;
-  parser.RecordErrorsTo(&errors);
-  parser.ParseFromString(std::string(strip_bom(text)), &message);
-  return errors.at;
+  const auto error = parse_text_format(strip_bom(text), message);
+  return error ? std::pair{error->line, error->column} : std::pair{-1, -1};
 }
 
 }  // namespace

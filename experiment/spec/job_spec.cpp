@@ -3,8 +3,6 @@
 #include "experiment/spec/job_spec.hpp"
 #include "experiment/spec/spec_text.hpp"
 
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 
 #include <fstream>
@@ -14,17 +12,6 @@
 namespace warpsim::spec {
 
 namespace {
-
-// Keeps the first parse error with its position; TextFormat otherwise only logs to stderr.
-class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
-    if (!error.empty()) return;
-    error = std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
-  }
-  void AddWarning(int, google::protobuf::io::ColumnNumber, const std::string&) override {}
-  std::string error;
-};
 
 [[noreturn]] void fail(const std::string& field, const std::string& what) {
   throw std::invalid_argument("job spec: " + field + ": " + what);
@@ -117,13 +104,8 @@ workload::ComputeModelParams to_compute_model(const JobComputeModel& c) {
 
 JobSpec parse_job_spec_text(std::string_view text, std::string_view source) {
   JobSpec spec;
-  google::protobuf::TextFormat::Parser parser;
-  FirstErrorCollector errors;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(std::string(text), &spec)) {
-    throw std::invalid_argument(std::string(source) + ":" +
-                                (errors.error.empty() ? std::string("parse error") : errors.error));
-  }
+  if (const auto error = parse_text_format(text, spec))
+    throw std::invalid_argument(std::string(source) + ":" + error->position() + ": " + error->message);
   return spec;
 }
 

@@ -17,17 +17,25 @@ namespace warpsim::spec {
 
 namespace {
 
-// Keeps the first parse error with its position; TextFormat would otherwise only log to stderr.
+// Keeps the first parse error with its position.
 class FirstError final : public google::protobuf::io::ErrorCollector {
  public:
   void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
-    if (text.empty())
-      text = "line " + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
+    if (!error) error = TextFormatError{line, column, message};
   }
-  std::string text;
+  void AddWarning(int, google::protobuf::io::ColumnNumber, const std::string&) override {}
+  std::optional<TextFormatError> error;
 };
 
 }  // namespace
+
+std::optional<TextFormatError> parse_text_format(std::string_view text, google::protobuf::Message& out) {
+  google::protobuf::TextFormat::Parser parser;
+  FirstError errors;
+  parser.RecordErrorsTo(&errors);
+  if (parser.ParseFromString(std::string(text), &out)) return std::nullopt;
+  return errors.error ? errors.error : TextFormatError{0, 0, "parse error"};
+}
 
 std::string_view strip_bom(std::string_view text) {
   constexpr std::string_view kBom = "\xEF\xBB\xBF";
@@ -69,10 +77,8 @@ void parse_text_or_json(std::string_view text, google::protobuf::Message& out, s
     if (!status.ok()) throw std::invalid_argument(prefix + message.substr(0, message.find('\n')));
     return;
   }
-  google::protobuf::TextFormat::Parser parser;
-  FirstError errors;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(input, &out)) throw std::invalid_argument(prefix + errors.text);
+  if (const auto error = parse_text_format(input, out))
+    throw std::invalid_argument(prefix + "line " + error->position() + ": " + error->message);
 }
 
 }  // namespace warpsim::spec
