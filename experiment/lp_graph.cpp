@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/cluster/fat_tree.hpp"
+#include "models/cluster/ring_order.hpp"
 #include "models/training/training_program.hpp"
 #include "models/workload/gpu_program.hpp"
 
@@ -39,11 +40,14 @@ struct FlowClass {
   bool p2p = false;
   workload::GroupKind kind = workload::GroupKind::kTensor;
   std::int64_t delta = 0;
+  // Rail-aligned ring channels (training_program.hpp): the members per node, and `delta` is the channel, whose
+  // right neighbour depends on the member's node, so each GPU's peer is computed, not shifted.
+  std::uint32_t rail_local = 0;
   CommClass cls = CommClass::kTensor;
   double messages = 0;
   double packets = 0;
   bool operator<(const FlowClass& o) const {
-    return std::tie(p2p, kind, delta) < std::tie(o.p2p, o.kind, o.delta);
+    return std::tie(p2p, kind, delta, rail_local) < std::tie(o.p2p, o.kind, o.delta, o.rail_local);
   }
 };
 
@@ -53,11 +57,14 @@ struct StageProfile {
   double storage_requests = 0;  // checkpoint writes, to target rank mod targets
 };
 
+// The flows of the stage's first GPU stand for every GPU of the stage (the same ops, shifted).
 StageProfile profile_stage(const std::shared_ptr<const workload::Job>& job, std::uint32_t stage,
-                           std::uint32_t storage_targets, std::uint32_t packet_bytes) {
+                           std::uint32_t storage_targets, std::uint32_t packet_bytes,
+                           std::uint32_t gpus_per_node) {
   const std::uint32_t rank = stage * job->pipeline_stride();
   const workload::GpuProgram prog(job, rank, 1);
-  const CollectiveOptions collectives = collective_options(*job);
+  CollectiveOptions collectives = collective_options(*job);
+  collectives.gpus_per_node = gpus_per_node;
   std::map<FlowClass, FlowClass> classes;
   StageProfile out;
   for (std::uint64_t i = 0; i < prog.size(); ++i) {
@@ -74,6 +81,7 @@ StageProfile profile_stage(const std::shared_ptr<const workload::Job>& job, std:
     const std::uint64_t subs = expanded_count(op, storage_targets, 0, collectives);
     const std::uint32_t n = op.group.size();
     const std::uint32_t self = op.kind == workload::OpKind::kCollective ? op.group.index_of(rank) : 0;
+    const std::uint32_t channels = ring_channels(op, collectives);
     for (std::uint64_t sub = 0; sub < subs; ++sub) {
       const cluster::GpuOp g = expand(op, rank, sub, job->compute(), storage_targets, collectives);
       if (g.kind != cluster::OpKind::kSend) continue;
@@ -82,6 +90,10 @@ StageProfile profile_stage(const std::shared_ptr<const workload::Job>& job, std:
       if (op.kind == workload::OpKind::kSend) {
         key.p2p = true;
         key.delta = static_cast<std::int64_t>(g.peer) - static_cast<std::int64_t>(rank);
+      } else if (channels > 1) {
+        key.kind = op.group_kind;
+        key.rail_local = channels;
+        key.delta = static_cast<std::int64_t>(sub % (2ull * channels + 1));  // the channel of this Send
       } else {
         key.kind = op.group_kind;
         key.delta = (static_cast<std::int64_t>(op.group.index_of(g.peer)) - self + n) % n;
@@ -337,7 +349,7 @@ partition::PartitionGraph build_lp_graph(const cluster::ClusterParams& params,
   }
   std::vector<StageProfile> stages;
   for (std::uint32_t s = 0; s < job->degrees().pp; ++s) {
-    stages.push_back(profile_stage(job, s, storage_targets, params.packet_bytes));
+    stages.push_back(profile_stage(job, s, storage_targets, params.packet_bytes, params.gpus_per_node));
   }
   TrafficSummary sum;
   for (std::uint32_t gpu = 0; gpu < world; ++gpu) {
@@ -352,6 +364,10 @@ partition::PartitionGraph build_lp_graph(const cluster::ClusterParams& params,
       std::uint32_t peer = 0;
       if (f.p2p) {
         peer = static_cast<std::uint32_t>(static_cast<std::int64_t>(gpu) + f.delta);
+      } else if (f.rail_local > 1) {
+        const workload::GroupDesc grp = job->group(gpu, f.kind);
+        const cluster::RailRings rings(grp.size(), f.rail_local);
+        peer = grp.member(rings.right(static_cast<std::uint32_t>(f.delta), grp.index_of(gpu)));
       } else {
         const workload::GroupDesc grp = job->group(gpu, f.kind);
         peer = grp.member(static_cast<std::uint32_t>((grp.index_of(gpu) + f.delta) % grp.size()));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/hash.hpp"
+#include "models/cluster/ring_order.hpp"
 #include "models/training/tree_schedule.hpp"
 
 namespace warpsim::training {
@@ -46,6 +47,34 @@ std::uint64_t ring_steps(CollectiveKind kind, std::uint32_t n) {
 }
 
 }  // namespace
+
+std::uint32_t rail_members_per_node(const workload::GroupDesc& group, std::uint32_t gpus_per_node) {
+  const std::uint32_t n = group.size();
+  if (gpus_per_node < 2 || n < 4) return 1;
+  // One arithmetic progression first + i * stride (a two-level group whose outer stride continues the inner one).
+  std::uint32_t stride = 0;
+  if (group.outer_size == 1 || group.inner_size == 1) {
+    stride = group.outer_size == 1 ? group.inner_stride : group.outer_stride;
+  } else if (group.outer_stride == group.inner_stride * group.inner_size) {
+    stride = group.inner_stride;
+  } else {
+    return 1;
+  }
+  if (stride == 0 || stride >= gpus_per_node || gpus_per_node % stride != 0) return 1;
+  if (group.first % gpus_per_node >= stride) return 1;  // the first node would hold fewer members
+  const std::uint32_t local = gpus_per_node / stride;
+  if (n % local != 0 || n / local < 2) return 1;  // one node: NVLink only, nothing to align
+  return local;
+}
+
+std::uint32_t ring_channels(const workload::Op& op, const CollectiveOptions& options) {
+  // Ring exchange is context parallelism's point-to-point KV passing, not an NCCL ring collective.
+  const bool nccl_ring = op.collective == CollectiveKind::kAllReduce ||
+                         op.collective == CollectiveKind::kReduceScatter ||
+                         op.collective == CollectiveKind::kAllGather;
+  if (op.kind != OpKind::kCollective || !nccl_ring || uses_tree(op, options)) return 1;
+  return rail_members_per_node(op.group, options.gpus_per_node);
+}
 
 const char* to_string(CommClass c) {
   switch (c) {
@@ -133,7 +162,7 @@ std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targe
       if (uses_tree(op, options))
         return tree_schedule(n, op.comm_bytes, options.tree_chunk_bytes).padded_ops();
       if (op.collective == CollectiveKind::kAllToAll) return 2ull * (n - 1) + 1;
-      return 3 * ring_steps(op.collective, n);
+      return (2ull * ring_channels(op, options) + 1) * ring_steps(op.collective, n);
     }
     case OpKind::kCheckpointWrite:
       return storage_targets == 0 ? 0 : 2;
@@ -187,6 +216,26 @@ GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_
         }
         return GpuOp::wait();
       }
+      if (const std::uint32_t local = ring_channels(op, options); local > 1) {
+        // Rail-aligned rings, one channel per member on a node: per step, a Send to each channel's right
+        // neighbour, a Recv from each channel's left one, then one Wait. Channel tags are apart from the
+        // flat ring's (whose step number fits in 32 bits).
+        const cluster::RailRings rings(n, local);
+        const std::uint32_t channels = rings.channels();
+        const std::uint64_t per_step = 2ull * channels + 1;
+        const std::uint64_t step = sub / per_step, k = sub % per_step;
+        const std::uint64_t bytes = share(share(op.comm_bytes, n), channels);
+        const auto channel_tag = [&](std::uint64_t c) { return collective_tag(op, (step << 32) | (c << 24) | 1); };
+        if (k < channels) {
+          const auto c = static_cast<std::uint32_t>(k);
+          return GpuOp::send(op.group.member(rings.right(c, r)), bytes, channel_tag(c));
+        }
+        if (k < 2ull * channels) {
+          const auto c = static_cast<std::uint32_t>(k - channels);
+          return GpuOp::recv(op.group.member(rings.left(c, r)), bytes, channel_tag(c));
+        }
+        return GpuOp::wait();
+      }
       const std::uint64_t step = sub / 3;
       const std::uint64_t bytes = op.collective == CollectiveKind::kRingExchange
                                       ? std::max<std::uint64_t>(1, op.comm_bytes)
@@ -221,10 +270,12 @@ GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
 }
 
 TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
-                                 std::uint32_t storage_targets, std::uint32_t disabled)
+                                 std::uint32_t storage_targets, std::uint32_t disabled,
+                                 std::uint32_t gpus_per_node)
     : job_(std::move(job)), steps_(steps), storage_targets_(storage_targets), disabled_(disabled) {
   if (!job_) throw std::invalid_argument("TrainingProgram: null job");
   collectives_ = collective_options(*job_);
+  collectives_.gpus_per_node = gpus_per_node;
   if (steps_ == 0) throw std::invalid_argument("TrainingProgram: steps must be >= 1");
   const std::uint32_t stages = job_->degrees().pp;
   stage_table_.resize(stages);

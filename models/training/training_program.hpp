@@ -6,6 +6,9 @@
 //   p2p recv        -> Recv, Wait (the workload's receive blocks)                   (2)
 //   collective on n -> ring steps [Send to next, Recv from previous, Wait]: all-reduce 2(n-1) steps of B/n,
 //                      reduce-scatter and all-gather n-1 steps of B/n, ring exchange n-1 steps of B;
+//                      a group of several nodes with several members each (gpus_per_node given): NCCL's
+//                      rail-aligned rings, one channel per member on a node (ring_order.hpp), each carrying
+//                      1/C of every step: steps [C Sends, C Recvs, Wait]      ((2C + 1) ops per step)
 //                      all-to-all: n-1 Sends of B/n, n-1 Recvs, one Wait; n == 1: nothing
 //   DP all-reduce,  -> the pipelined double binary tree (tree_schedule.hpp): chunks of dp_tree_chunk_bytes
 //   tree algorithm     up both trees and back down, padded with no-op Waits to the longest member's count
@@ -61,7 +64,23 @@ struct CollectiveOptions {
   cluster::Algorithm dp_allreduce = cluster::Algorithm::kRing;
   std::uint64_t tree_chunk_bytes = 16ull << 20;  // the tree's pipeline chunk
   bool sync_p2p = false;                         // pipeline sends wait for their completion
+  // GPUs per cluster node (0: unknown, every ring is the flat ring of the group's member order). With it, a
+  // ring collective (all-reduce, reduce-scatter, all-gather) over a group that spans several nodes with the
+  // same number of members on each runs as NCCL lays its rings out on a rail-optimized fabric: every
+  // inter-node hop joins GPUs of the same rail, and one channel per member on a node (so per NIC), each
+  // carrying its share of the bytes. The flat order would hop from the last member of one node to the
+  // first of the next, across rails and through the spines, on one NIC per node.
+  std::uint32_t gpus_per_node = 0;
 };
+// Members per node of `group` when the rail-aligned rings apply (see gpus_per_node above), else 1: the
+// group is one arithmetic progression of GPU ranks with a stride that divides gpus_per_node, it starts within
+// the first stride of its node (so every node it touches holds the same members), and it spans several
+// nodes with several members each.
+std::uint32_t rail_members_per_node(const workload::GroupDesc& group, std::uint32_t gpus_per_node);
+// The rail channels `op` runs on (its members per node, see above) when it is a ring all-reduce,
+// reduce-scatter or all-gather that qualifies; 1 (the flat ring) otherwise. Each ring step is then C Sends
+// (channel c's is sub-op c of the step), C Recvs and a Wait.
+std::uint32_t ring_channels(const workload::Op& op, const CollectiveOptions& options);
 CollectiveOptions collective_options(const workload::Job& job);
 // Whether `op` runs as the tree under `options`.
 bool uses_tree(const workload::Op& op, const CollectiveOptions& options);
@@ -76,8 +95,9 @@ cluster::GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t 
 
 class TrainingProgram final : public cluster::GpuProgram {
  public:
+  // gpus_per_node: see CollectiveOptions (0 = flat rings).
   TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
-                  std::uint32_t storage_targets, std::uint32_t disabled = 0);
+                  std::uint32_t storage_targets, std::uint32_t disabled = 0, std::uint32_t gpus_per_node = 0);
   std::optional<cluster::GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
 
   std::uint32_t steps() const { return steps_; }

@@ -174,6 +174,57 @@ TEST(TrainingProgram, CountsFollowTheAlgorithms) {
   EXPECT_EQ(expanded_count(op, 4), 2u);
 }
 
+// NCCL's rail-aligned rings in the training expansion: a data-parallel group of TP=4 jobs on 8-GPU nodes holds
+// 2 members per node; each runs 2 channels, every inter-node hop joins GPUs of the same rail (local index),
+// every send has its receive, and each member sends 2(n-1)/n of the buffer, as the flat ring does.
+TEST(TrainingProgram, RailAlignedRingsStayOnTheirRail) {
+  workload::Op op;
+  op.kind = workload::OpKind::kCollective;
+  op.collective = CollectiveKind::kAllReduce;
+  op.group_kind = workload::GroupKind::kDataContext;
+  op.group.first = 1;  // TP rank 1
+  op.group.inner_stride = 4;
+  op.group.inner_size = 16;  // 8 nodes x 2 members
+  op.comm_bytes = 64ull << 20;
+  constexpr std::uint32_t kGpusPerNode = 8;
+  EXPECT_EQ(rail_members_per_node(op.group, kGpusPerNode), 2u);
+  EXPECT_EQ(rail_members_per_node(op.group, 0), 1u);  // no cluster: the flat ring
+  CollectiveOptions options;
+  options.gpus_per_node = kGpusPerNode;
+  const std::uint32_t n = op.group.size();
+  const std::uint64_t steps = 2ull * (n - 1);
+  EXPECT_EQ(expanded_count(op, 0, 0, options), (2 * 2 + 1) * steps);
+  EXPECT_EQ(expanded_count(op, 0, 0, CollectiveOptions{}), 3 * steps);
+  const workload::ComputeModel compute(workload::find_gpu_profile("H100-SXM"));
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>, int> balance;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t gpu = op.group.member(i);
+    std::uint64_t sent = 0;
+    for (std::uint64_t sub = 0; sub < expanded_count(op, 0, 0, options); ++sub) {
+      const cluster::GpuOp g = expand(op, gpu, sub, compute, 0, options);
+      if (g.kind == cluster::OpKind::kSend) {
+        sent += g.bytes;
+        if (g.peer / kGpusPerNode != gpu / kGpusPerNode)
+          EXPECT_EQ(g.peer % kGpusPerNode, gpu % kGpusPerNode) << "cross-rail hop " << gpu << " -> " << g.peer;
+        ++balance[{gpu, g.peer, g.tag, g.bytes}];
+      } else if (g.kind == cluster::OpKind::kRecv) {
+        --balance[{g.peer, gpu, g.tag, g.bytes}];
+      }
+    }
+    EXPECT_NEAR(static_cast<double>(sent), 2.0 * (n - 1) / n * static_cast<double>(op.comm_bytes),
+                1e-6 * static_cast<double>(op.comm_bytes));
+  }
+  for (const auto& [key, count] : balance) EXPECT_EQ(count, 0);
+
+  // Where the layout is not one block of members per node, the flat ring stays.
+  workload::GroupDesc one_per_node{0, 8, 16, 0, 1};  // TP=8: one member per node, already on its rail
+  EXPECT_EQ(rail_members_per_node(one_per_node, kGpusPerNode), 1u);
+  workload::GroupDesc one_node{0, 1, 8, 0, 1};  // inside one node: NVLink only
+  EXPECT_EQ(rail_members_per_node(one_node, kGpusPerNode), 1u);
+  workload::GroupDesc uneven{0, 3, 16, 0, 1};  // stride 3 does not divide 8
+  EXPECT_EQ(rail_members_per_node(uneven, kGpusPerNode), 1u);
+}
+
 // Synchronous pipeline p2p (Megatron-LM 2021): every pipeline send is followed by a Wait labelled pipeline.
 TEST(TrainingProgram, SynchronousPipelineSendsWait) {
   workload::Op op;
