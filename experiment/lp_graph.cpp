@@ -40,8 +40,8 @@ struct FlowClass {
   bool p2p = false;
   workload::GroupKind kind = workload::GroupKind::kTensor;
   std::int64_t delta = 0;
-  // Rail-aligned ring channels (training_program.hpp): the members per node, and `delta` is the channel, whose
-  // right neighbour depends on the member's node, so each GPU's peer is computed, not shifted.
+  // Rail-aligned ring channels (training_program.hpp): the members per node, and `delta` is the channel,
+  // whose right neighbour depends on the member's node, so each GPU's peer is computed, not shifted.
   std::uint32_t rail_local = 0;
   CommClass cls = CommClass::kTensor;
   double messages = 0;

@@ -51,7 +51,8 @@ std::uint64_t ring_steps(CollectiveKind kind, std::uint32_t n) {
 std::uint32_t rail_members_per_node(const workload::GroupDesc& group, std::uint32_t gpus_per_node) {
   const std::uint32_t n = group.size();
   if (gpus_per_node < 2 || n < 4) return 1;
-  // One arithmetic progression first + i * stride (a two-level group whose outer stride continues the inner one).
+  // One arithmetic progression first + i * stride (a two-level group whose outer stride continues the inner
+  // one).
   std::uint32_t stride = 0;
   if (group.outer_size == 1 || group.inner_size == 1) {
     stride = group.outer_size == 1 ? group.inner_stride : group.outer_stride;
@@ -225,7 +226,9 @@ GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_
         const std::uint64_t per_step = 2ull * channels + 1;
         const std::uint64_t step = sub / per_step, k = sub % per_step;
         const std::uint64_t bytes = share(share(op.comm_bytes, n), channels);
-        const auto channel_tag = [&](std::uint64_t c) { return collective_tag(op, (step << 32) | (c << 24) | 1); };
+        const auto channel_tag = [&](std::uint64_t c) {
+          return collective_tag(op, (step << 32) | (c << 24) | 1);
+        };
         if (k < channels) {
           const auto c = static_cast<std::uint32_t>(k);
           return GpuOp::send(op.group.member(rings.right(c, r)), bytes, channel_tag(c));

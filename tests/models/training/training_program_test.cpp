@@ -174,9 +174,9 @@ TEST(TrainingProgram, CountsFollowTheAlgorithms) {
   EXPECT_EQ(expanded_count(op, 4), 2u);
 }
 
-// NCCL's rail-aligned rings in the training expansion: a data-parallel group of TP=4 jobs on 8-GPU nodes holds
-// 2 members per node; each runs 2 channels, every inter-node hop joins GPUs of the same rail (local index),
-// every send has its receive, and each member sends 2(n-1)/n of the buffer, as the flat ring does.
+// NCCL's rail-aligned rings in the training expansion: a data-parallel group of TP=4 jobs on 8-GPU nodes
+// holds 2 members per node; each runs 2 channels, every inter-node hop joins GPUs of the same rail (local
+// index), every send has its receive, and each member sends 2(n-1)/n of the buffer, as the flat ring does.
 TEST(TrainingProgram, RailAlignedRingsStayOnTheirRail) {
   workload::Op op;
   op.kind = workload::OpKind::kCollective;
@@ -205,7 +205,8 @@ TEST(TrainingProgram, RailAlignedRingsStayOnTheirRail) {
       if (g.kind == cluster::OpKind::kSend) {
         sent += g.bytes;
         if (g.peer / kGpusPerNode != gpu / kGpusPerNode)
-          EXPECT_EQ(g.peer % kGpusPerNode, gpu % kGpusPerNode) << "cross-rail hop " << gpu << " -> " << g.peer;
+          EXPECT_EQ(g.peer % kGpusPerNode, gpu % kGpusPerNode)
+              << "cross-rail hop " << gpu << " -> " << g.peer;
         ++balance[{gpu, g.peer, g.tag, g.bytes}];
       } else if (g.kind == cluster::OpKind::kRecv) {
         --balance[{g.peer, gpu, g.tag, g.bytes}];
