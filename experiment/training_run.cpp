@@ -44,6 +44,7 @@ io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const TrainingS
   report.add("steps", static_cast<std::uint64_t>(t.steps));
   report.add("gpu ops per pipeline column", ops);
   report.add("estimate step seconds", t.estimate.step_seconds, 6);
+  add_memory_report(report, *t.job);
   report.add("lps", f.lps);
   report.add(f.events_upper_bound ? "predicted events (upper bound, flow fidelity)" : "predicted events", f.events,
              0);
