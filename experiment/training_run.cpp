@@ -15,6 +15,7 @@
 #include "engine/hash.hpp"
 #include "engine/kernel/engine.hpp"
 #include "experiment/engine_report.hpp"
+#include "experiment/memory_report.hpp"
 #include "experiment/run_economics.hpp"
 #include "experiment/run_forecast.hpp"
 #include "experiment/spec/experiment_spec.hpp"
@@ -43,6 +44,7 @@ io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const TrainingS
   report.add("steps", static_cast<std::uint64_t>(t.steps));
   report.add("gpu ops per pipeline column", ops);
   report.add("estimate step seconds", t.estimate.step_seconds, 6);
+  add_memory_report(report, *t.job);
   report.add("lps", f.lps);
   report.add(f.events_upper_bound ? "predicted events (upper bound, flow fidelity)" : "predicted events", f.events,
              0);
@@ -226,6 +228,7 @@ RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& reque
   report.add("checkpoints per step",
              train.checkpoint_interval_steps ? 1.0 / train.checkpoint_interval_steps : 0.0, 4);
   report.add("network bytes per gpu per step", static_cast<double>(main.sum_bytes_sent) / world / steps, 0);
+  add_memory_report(report, job);
   economics::add_report(report, exp,
                         {.run_seconds = static_cast<double>(main.max_finish_ps) / ps,
                          .steps = steps,

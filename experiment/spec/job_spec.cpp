@@ -88,6 +88,61 @@ workload::Optimizer to_optimizer(JobTraining::Optimizer o) {
 
 // "0 = default" in the spec becomes "unset" (the Job's EfficiencyParams apply); no_op_overhead is an
 // explicit 0 us.
+// The activation recomputation the two training fields select (their agreement is checked in
+// validate_job_spec).
+workload::RecomputeMode to_recompute(const JobTraining& t) {
+  switch (t.activation_recompute_mode()) {
+    case JobTraining::RECOMPUTE_UNSPECIFIED:
+      return t.activation_recompute() ? workload::RecomputeMode::kFull : workload::RecomputeMode::kNone;
+    case JobTraining::NONE:
+      return workload::RecomputeMode::kNone;
+    case JobTraining::SELECTIVE:
+      return workload::RecomputeMode::kSelective;
+    case JobTraining::FULL:
+      return workload::RecomputeMode::kFull;
+    default:
+      fail("training.activation_recompute_mode",
+           "unknown value " + std::to_string(static_cast<int>(t.activation_recompute_mode())));
+  }
+}
+
+// Megatron-LM's rules for --decoder-{first,last}-pipeline-num-layers (TransformerConfig.__post_init__,
+// "Uneven PP"); models/workload/stage_layers.cpp applies the same rules to hand-built params.
+void check_uneven_stages(std::uint64_t layers, std::uint32_t stages, std::uint32_t chunks,
+                         std::uint32_t first, std::uint32_t last) {
+  const char* any = first ? "parallelism.first_stage_layers" : "parallelism.last_stage_layers";
+  if (stages < 2) fail(any, "needs parallelism.pipeline_parallel > 1 (got " + str(stages) + ")");
+  std::uint64_t rest = layers;
+  std::uint32_t middle = stages;
+  for (const auto& [count, field] : {std::pair{first, "parallelism.first_stage_layers"},
+                                     std::pair{last, "parallelism.last_stage_layers"}}) {
+    if (count == 0) continue;
+    if (count % chunks != 0) {
+      fail(field,
+           str(count) + " is not a multiple of parallelism.virtual_stages_per_rank (" + str(chunks) + ")");
+    }
+    if (count > rest) {
+      fail(field, str(count) + " leaves a negative number of layers of model.num_layers=" + str(layers) +
+                      " for the other stages");
+    }
+    rest -= count;
+    --middle;
+  }
+  const char* field = last ? "parallelism.last_stage_layers" : "parallelism.first_stage_layers";
+  if ((rest == 0) != (middle == 0)) {
+    fail(field, str(rest) + " of model.num_layers=" + str(layers) + " remain for " + str(middle) +
+                    " middle stage(s)");
+  }
+  if (middle > 0 && rest % middle != 0) {
+    fail(field, "the remaining " + str(rest) + " of model.num_layers=" + str(layers) +
+                    " do not split evenly over the " + str(middle) + " middle stage(s)");
+  }
+  if (middle > 0 && (rest / middle) % chunks != 0) {
+    fail(field, "each middle stage gets " + str(rest / middle) +
+                    " layers, not a multiple of parallelism.virtual_stages_per_rank (" + str(chunks) + ")");
+  }
+}
+
 workload::ComputeModelParams to_compute_model(const JobComputeModel& c) {
   if (c.no_op_overhead() && c.op_overhead_us() != 0) {
     fail("compute_model.no_op_overhead", "set together with op_overhead_us");
@@ -220,7 +275,11 @@ void validate_job_spec(const JobSpec& s) {
   require_divides(p.tensor_parallel(), "parallelism.tensor_parallel", m.num_kv_heads(), "model.num_kv_heads");
   require_divides(p.tensor_parallel(), "parallelism.tensor_parallel", m.ffn_hidden_size(),
                   "model.ffn_hidden_size");
-  require_divides(p.pipeline_parallel(), "parallelism.pipeline_parallel", m.num_layers(), "model.num_layers");
+  const bool uneven = p.first_stage_layers() != 0 || p.last_stage_layers() != 0;
+  if (!uneven) {
+    require_divides(p.pipeline_parallel(), "parallelism.pipeline_parallel", m.num_layers(),
+                    "model.num_layers");
+  }
   require_divides(p.context_parallel(), "parallelism.context_parallel", m.seq_length_tokens(),
                   "model.seq_length_tokens");
   if (p.expert_parallel() > 1) {
@@ -240,7 +299,10 @@ void validate_job_spec(const JobSpec& s) {
   if (!interleaved && p.virtual_stages_per_rank() != 1) {
     fail("parallelism.virtual_stages_per_rank", "needs pipeline_schedule INTERLEAVED_1F1B");
   }
-  if (interleaved) {
+  if (uneven) {
+    check_uneven_stages(m.num_layers(), p.pipeline_parallel(), interleaved ? p.virtual_stages_per_rank() : 1,
+                        p.first_stage_layers(), p.last_stage_layers());
+  } else if (interleaved) {
     require_divides(std::uint64_t{p.pipeline_parallel()} * p.virtual_stages_per_rank(),
                     "parallelism.pipeline_parallel x parallelism.virtual_stages_per_rank", m.num_layers(),
                     "model.num_layers");
@@ -274,6 +336,12 @@ void validate_job_spec(const JobSpec& s) {
   }
   if (algorithm != "tree" && t.dp_tree_chunk_bytes() != 0) {
     fail("training.dp_tree_chunk_bytes", "set but training.dp_allreduce_algorithm is not \"tree\"");
+  }
+  if (t.activation_recompute() && t.activation_recompute_mode() != JobTraining::RECOMPUTE_UNSPECIFIED &&
+      t.activation_recompute_mode() != JobTraining::FULL) {
+    fail("training.activation_recompute_mode",
+         JobTraining::ActivationRecompute_Name(t.activation_recompute_mode()) +
+             " contradicts training.activation_recompute: true (which means FULL); set only one of them");
   }
   if (t.checkpoint_interval_steps() == 0 && t.checkpoint_bytes() != 0) {
     fail("training.checkpoint_bytes", "set but training.checkpoint_interval_steps is 0");
@@ -319,12 +387,14 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   d.sequence_parallel = sp.sequence_parallel();
   d.pipeline_scatter_gather = sp.pipeline_scatter_gather();
   d.pipeline_p2p_sync = sp.pipeline_p2p_sync();
+  d.first_stage_layers = sp.first_stage_layers();
+  d.last_stage_layers = sp.last_stage_layers();
 
   const auto& st = s.training();
   auto& t = p.training;
   t.global_batch_sequences = st.global_batch_sequences();
   t.micro_batch_sequences = st.micro_batch_sequences();
-  t.activation_recompute = st.activation_recompute();
+  t.activation_recompute = to_recompute(st);
   t.grad_bucket_bytes = st.grad_bucket_bytes();
   t.optimizer = to_optimizer(st.optimizer());
   t.grad_reduce_fp32 = st.grad_reduce_fp32();
@@ -332,6 +402,7 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   t.checkpoint_bytes = st.checkpoint_bytes();
   if (!st.dp_allreduce_algorithm().empty()) t.dp_allreduce_algorithm = st.dp_allreduce_algorithm();
   t.dp_tree_chunk_bytes = st.dp_tree_chunk_bytes();
+  t.allow_hbm_overflow = st.allow_hbm_overflow();
 
   p.compute_model = to_compute_model(s.compute_model());
   return p;

@@ -11,6 +11,7 @@
 #include "io/key_value_report.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/usage_error.hpp"
+#include "experiment/memory_report.hpp"
 #include "experiment/spec/experiment_spec.hpp"
 #include "experiment/spec/job_spec.hpp"
 #include "models/workload/gpu_program.hpp"
@@ -83,6 +84,7 @@ int run_estimate(const EstimateOptions& o, int rank) {
   report.add("model tflops per gpu", est.model_tflops_per_gpu(), 1);
   report.add("hfu", est.hfu(), 4);
   report.add("mfu", est.mfu(), 4);
+  experiment::add_memory_report(report, *job);
   report.print(std::cout);
   return 0;
 }

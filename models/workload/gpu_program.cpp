@@ -142,7 +142,7 @@ Op GpuProgram::slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) c
   const bool first = sched.first_virtual(stage_, s.chunk);
   const bool last = sched.last_virtual(stage_, s.chunk);
   const bool p2p_on = sched.stages() > 1;
-  const std::uint32_t layer0 = sched.virtual_stage(stage_, s.chunk) * job_->layers_per_chunk();
+  const std::uint32_t layer0 = job_->first_layer(stage_, s.chunk);
 
   const auto finish = [&](Op o, std::uint32_t layer) {
     o.step = step;
@@ -165,7 +165,7 @@ Op GpuProgram::slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) c
   const bool pre_on = s.forward ? first : last;
   const auto& post = s.forward ? L.head_forward : L.embedding_backward;
   const bool post_on = s.forward ? last : first;
-  const std::uint32_t lc = job_->layers_per_chunk();
+  const std::uint32_t lc = job_->layers_in_chunk(stage_);
   if (pre_on) {
     if (pos < pre.size()) return finish(layer_op(pre[pos]), s.forward ? layer0 : layer0 + lc - 1);
     pos -= pre.size();

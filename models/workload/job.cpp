@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "models/workload/memory_estimate.hpp"
+
 namespace warpsim::workload {
 
 namespace {
@@ -31,11 +33,7 @@ JobParams checked(JobParams p) {
         t.global_batch_sequences}) {
     if (v == 0) invalid();
   }
-  const std::uint64_t chunks =
-      std::uint64_t{d.pipeline_parallel} *
-      (d.pipeline_schedule == PipelineScheduleKind::kInterleaved1F1B ? d.virtual_stages_per_rank : 1);
-  if (m.num_layers % chunks != 0 || m.hidden_size % m.num_attention_heads != 0 ||
-      d.data_parallel % d.expert_parallel != 0 ||
+  if (m.hidden_size % m.num_attention_heads != 0 || d.data_parallel % d.expert_parallel != 0 ||
       t.global_batch_sequences % (std::uint64_t{t.micro_batch_sequences} * d.data_parallel) != 0) {
     invalid();
   }
@@ -89,7 +87,8 @@ Job::Job(JobParams params, EfficiencyParams efficiency, std::shared_ptr<const Me
                            params_.training.activation_recompute)),
       schedule_(deg_.pp, static_cast<std::uint32_t>(params_.microbatches_per_step()), deg_.vpp),
       world_(static_cast<std::uint32_t>(params_.world_size_gpus())),
-      layers_per_chunk_(static_cast<std::uint32_t>(shape_.layers / (std::uint64_t{deg_.pp} * deg_.vpp))) {
+      stage_layers_(static_cast<std::uint32_t>(shape_.layers), deg_.pp, deg_.vpp,
+                    params_.parallelism.first_stage_layers, params_.parallelism.last_stage_layers) {
   offsets_.resize(deg_.pp);
   for (std::uint32_t s = 0; s < deg_.pp; ++s) {
     auto& o = offsets_[s];
@@ -98,6 +97,13 @@ Job::Job(JobParams params, EfficiencyParams efficiency, std::shared_ptr<const Me
       o[k + 1] = o[k] + slot_op_count(s, schedule_.slot(s, k));
     }
     step_end_.push_back(build_step_end(s));
+  }
+  if (!params_.training.allow_hbm_overflow) {
+    const MemoryEstimate mem = estimate_memory(*this);
+    if (mem.peak().total_bytes() > mem.hbm_bytes) {
+      throw std::invalid_argument("job spec: " + describe_overflow(mem, gpu_->name) +
+                                  "; set training.allow_hbm_overflow: true to simulate it anyway");
+    }
   }
 }
 
@@ -159,26 +165,26 @@ std::uint64_t Job::slot_op_count(std::uint32_t stage, const ScheduleSlot& s) con
     n += (p2p && !first) * recv_ops + (p2p && !last);
     n += first ? ops_.embedding_forward.size() : 0;
     n += last ? ops_.head_forward.size() : 0;
-    n += std::uint64_t{layers_per_chunk_} * ops_.forward.size();
+    n += std::uint64_t{layers_in_chunk(stage)} * ops_.forward.size();
   } else {
     n += (p2p && !last) * recv_ops + (p2p && !first);
     n += first ? ops_.embedding_backward.size() : 0;
     n += last ? ops_.head_backward.size() : 0;
-    n += std::uint64_t{layers_per_chunk_} * ops_.backward.size();
+    n += std::uint64_t{layers_in_chunk(stage)} * ops_.backward.size();
   }
   return n;
 }
 
 double Job::dense_grad_params(std::uint32_t stage) const {
-  const double layers = static_cast<double>(shape_.layers) / deg_.pp;
+  const double layers = layers_in_stage(stage);
   double n = layers * ops_.dense_layer_params_per_gpu;
   if (stage == 0) n += ops_.embedding_params_per_gpu;
   if (stage == deg_.pp - 1) n += ops_.head_params_per_gpu;
   return n;
 }
 
-double Job::expert_grad_params(std::uint32_t) const {
-  return static_cast<double>(shape_.layers) / deg_.pp * ops_.expert_layer_params_per_gpu;
+double Job::expert_grad_params(std::uint32_t stage) const {
+  return static_cast<double>(layers_in_stage(stage)) * ops_.expert_layer_params_per_gpu;
 }
 
 // Gradients are reduced in the storage dtype (BF16 for an FP8 job: Transformer Engine's FP8 recipe keeps
@@ -248,7 +254,7 @@ std::vector<LayerOp> Job::build_step_end(std::uint32_t stage) const {
   double dense = j.dense_grad_params(stage);
   double expert = j.expert_grad_params(stage);
   if (zero == 3) {
-    dense -= static_cast<double>(j.shape().layers) / d.pp * j.layer_ops().dense_layer_params_per_gpu;
+    dense -= static_cast<double>(j.layers_in_stage(stage)) * j.layer_ops().dense_layer_params_per_gpu;
     expert = 0;
   }
   const bool sharded = zero >= 1;
@@ -278,7 +284,7 @@ std::vector<LayerOp> Job::build_step_end(std::uint32_t stage) const {
   // micro-batch (Megatron-LM passes is_first_microbatch), reading 2 and writing 1 + 1 bytes per parameter.
   if (j.shape().dtype == DType::kFp8) {
     const double layer_weights =
-        static_cast<double>(j.shape().layers) / d.pp * j.layer_ops().layer_params_per_gpu;
+        static_cast<double>(j.layers_in_stage(stage)) * j.layer_ops().layer_params_per_gpu;
     LayerOp cast;
     cast.kind = OpKind::kCompute;
     cast.phase = Phase::kOptimizer;

@@ -15,6 +15,7 @@
 #include "models/workload/job_params.hpp"
 #include "models/workload/ops.hpp"
 #include "models/workload/pipeline_schedule.hpp"
+#include "models/workload/stage_layers.hpp"
 #include "models/workload/transformer.hpp"
 
 namespace warpsim::workload {
@@ -41,7 +42,13 @@ class Job {
 
   std::uint32_t world_size() const { return world_; }
   std::uint32_t microbatches() const { return schedule_.microbatches(); }
-  std::uint32_t layers_per_chunk() const { return layers_per_chunk_; }
+  // Transformer layers per pipeline stage and per model chunk (even or uneven split, stage_layers.hpp).
+  const StageLayers& stage_layers() const { return stage_layers_; }
+  std::uint32_t layers_in_stage(std::uint32_t stage) const { return stage_layers_.stage(stage); }
+  std::uint32_t layers_in_chunk(std::uint32_t stage) const { return stage_layers_.chunk(stage); }
+  std::uint32_t first_layer(std::uint32_t stage, std::uint32_t chunk) const {
+    return stage_layers_.first_layer(stage, chunk);
+  }
   std::uint64_t micro_batch_sequences() const { return params_.training.micro_batch_sequences; }
 
   RankCoords coords(std::uint32_t rank) const;
@@ -73,7 +80,7 @@ class Job {
   LayerOps ops_;
   PipelineSchedule schedule_;
   std::uint32_t world_ = 1;
-  std::uint32_t layers_per_chunk_ = 1;
+  StageLayers stage_layers_;
   std::vector<LayerOp> build_step_end(std::uint32_t stage) const;
   std::vector<std::vector<std::uint64_t>> offsets_;
   std::vector<std::vector<LayerOp>> step_end_;  // [stage]  // [stage][slot] prefix sums; size p x (2mv + 1)

@@ -24,6 +24,14 @@ enum class PipelineScheduleKind : std::uint8_t {
   kInterleaved1F1B,  // virtual_stages_per_rank model chunks per pipeline rank (Narayanan et al. 2021)
 };
 
+// Activation recomputation (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+// Transformer Models", arXiv 2205.05198): what the backward pass recomputes from saved inputs.
+enum class RecomputeMode : std::uint8_t {
+  kNone,       // every activation is kept until its backward
+  kSelective,  // the attention core (QK^T, softmax, dropout, attention over V) is recomputed (section 5)
+  kFull,       // each layer's whole forward is recomputed from its input before its backward (section 4.3)
+};
+
 enum class Optimizer : std::uint8_t {
   kAdam,  // fp32 master weights + two moments
   kSgd,   // fp32 master weights + momentum
@@ -64,12 +72,16 @@ struct ParallelismParams {
   bool pipeline_scatter_gather = false;
   // Each pipeline send blocks the sending GPU until it has left the NIC (PP > 1 only).
   bool pipeline_p2p_sync = false;
+  // Transformer layers on the first / last pipeline stage; 0 = not set (that stage gets the even share of
+  // what the set ones leave). Megatron-LM's --decoder-{first,last}-pipeline-num-layers (stage_layers.hpp).
+  std::uint32_t first_stage_layers = 0;
+  std::uint32_t last_stage_layers = 0;
 };
 
 struct TrainingParams {
   std::uint64_t global_batch_sequences = 0;
   std::uint32_t micro_batch_sequences = 1;
-  bool activation_recompute = false;    // full recomputation of each layer's forward before its backward
+  RecomputeMode activation_recompute = RecomputeMode::kNone;
   std::uint64_t grad_bucket_bytes = 0;  // DP gradient bucket size; 0 = one bucket per pipeline stage
   Optimizer optimizer = Optimizer::kAdam;
   bool grad_reduce_fp32 = false;                // reduce gradients in fp32 instead of the model dtype
@@ -79,6 +91,9 @@ struct TrainingParams {
   // enum because the cluster model looks it up among its collective algorithms.
   std::string dp_allreduce_algorithm = "ring";
   std::uint64_t dp_tree_chunk_bytes = 0;  // "tree" only: pipeline chunk size; 0 = the tree's default (16 MiB)
+  // Accept a job whose estimated peak memory per GPU (memory_estimate.hpp) exceeds the GPU's HBM capacity;
+  // false: Job's constructor refuses it.
+  bool allow_hbm_overflow = false;
 };
 
 // Compute-time model overrides (compute_model.hpp); unset = the EfficiencyParams the Job is given.

@@ -199,7 +199,8 @@ double analytic_step_flops(const ModelShape& s, std::uint64_t global_batch_seque
   return 6.0 * (c.active(s.layers, s.experts, s.top_k) - lookup_only) * tokens + attention;
 }
 
-LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t micro_batch, bool recompute) {
+LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t micro_batch,
+                         RecomputeMode recompute) {
   if (s.heads % d.tp || s.kv_heads % d.tp || s.ffn % d.tp || s.seq % d.cp || s.experts % d.ep) {
     throw std::invalid_argument("parallelism: degrees do not divide the model shape");
   }
@@ -249,6 +250,7 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
     const double qk = T * (a_l + kv_l) * hd;
     b.elementwise_bytes("rope_fwd", "rope_bwd", 2 * e * qk, 2 * e * qk, qk);
   }
+  const std::size_t core_begin = b.ops.size();  // the attention core (selective recomputation) starts here
   if (d.cp > 1) {
     b.collective("cp_ring_fwd", "cp_ring_bwd", CollectiveKind::kRingExchange, GroupKind::kContext,
                  T * 2 * kv_l * hd * e);
@@ -266,6 +268,8 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
     b.matmul("attn_values_fwd", "attn_values_bwd", 2 * T * S * a_l * hd,
              a_l * T * S + S * kv_l * hd + T * a_l * hd, {q, hd, S, heads_batch});
   }
+  // An FP8 output projection's input cast belongs to the projection, not to the attention core.
+  const std::size_t core_end = b.ops.size();
   b.gemm("proj_fwd", "proj_bwd", T, a_l * hd, h, true, true);
   tp_exit(b);
   b.elementwise("attn_residual_fwd", "attn_residual_bwd", T_sp * h, 3);
@@ -325,9 +329,10 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
   for (const auto& p : b.ops) out.forward.push_back(p.op);
 
   zero3_gather(out.backward, Phase::kBackward);
-  if (recompute) {
-    for (const auto& p : b.ops) {
-      LayerOp op = p.op;
+  if (recompute != RecomputeMode::kNone) {
+    const bool full = recompute == RecomputeMode::kFull;
+    for (std::size_t i = full ? 0 : core_begin; i < (full ? b.ops.size() : core_end); ++i) {
+      LayerOp op = b.ops[i].op;
       op.phase = Phase::kRecompute;
       out.backward.push_back(op);
     }

@@ -66,9 +66,9 @@ struct LayerOp {
 };
 
 struct LayerOps {
-  std::vector<LayerOp> forward;                      // one layer, one micro-batch, in execution order
-  std::vector<LayerOp> backward;                     // incl. the recomputed forward when recomputation is on
-  std::vector<LayerOp> head_forward, head_backward;  // final norm + output GEMM + loss
+  std::vector<LayerOp> forward;   // one layer, one micro-batch, in execution order
+  std::vector<LayerOp> backward;  // incl. the recomputed forward (full) or attention core (selective)
+  std::vector<LayerOp> head_forward, head_backward;            // final norm + output GEMM + loss
   std::vector<LayerOp> embedding_forward, embedding_backward;  // token (+ position) embedding
   double layer_params_per_gpu = 0;         // this GPU's share of one layer's parameters (TP/EP shard)
   double dense_layer_params_per_gpu = 0;   // of which non-expert (reduced over DP x CP)
@@ -77,8 +77,12 @@ struct LayerOps {
   std::uint64_t activation_bytes = 0;  // pipeline p2p message per micro-batch
 };
 
-// Ops for one micro-batch of `micro_batch` sequences on one GPU.
-LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t micro_batch, bool recompute);
+// Ops for one micro-batch of `micro_batch` sequences on one GPU. Full recomputation repeats the layer's whole
+// forward (its collectives included) before the backward; selective repeats the attention core (the ops
+// between the QKV projection and the output projection: scores, softmax, dropout, attention over V, or the
+// fused attention kernel, and with CP its K/V ring), as Megatron-LM's --recompute-granularity selective does.
+LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t micro_batch,
+                         RecomputeMode recompute);
 
 // Model FLOPs per step as the usual closed form counts them (forward + backward, no recomputation):
 // 6 * N * tokens + attention 12 * layers * seq^2 * hidden * sequences (full, non-causal scores), where N is

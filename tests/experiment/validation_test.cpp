@@ -101,6 +101,8 @@ TEST(RowVariants, ReplicaAndMicrobatches) {
   EXPECT_EQ(r.job().training().global_batch_sequences(), 512u);
   EXPECT_EQ(r.cluster().nodes(), 64u);
   EXPECT_EQ(spec::microbatches_per_step(r.job()), spec::microbatches_per_step(row.job()));
+  // Without its data-parallel group a replica's ZeRO state is unsharded: its memory is not the row's.
+  EXPECT_TRUE(r.job().training().allow_hbm_overflow());
   const spec::ExperimentSpec m = with_microbatches(r, 128);
   EXPECT_EQ(spec::microbatches_per_step(m.job()), 128u);
   EXPECT_EQ(with_microbatches(row, 64).job().training().global_batch_sequences(), 64u * 6);

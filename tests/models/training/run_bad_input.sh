@@ -27,6 +27,12 @@ expect seq_huge "model.seq_length_tokens: at most" 's/seq_length_tokens: 1024/se
 expect micro_batch_huge "training.micro_batch_sequences" 's/micro_batch_sequences: 1/micro_batch_sequences: 4294967295/'
 expect global_batch_huge "training.global_batch_sequences: at most" 's/global_batch_sequences: 16/global_batch_sequences: 18446744073709551615/'
 expect dp_huge "parallelism.data_parallel: at most" 's/data_parallel: 4/data_parallel: 4294967295/'
+# Issue #24: uneven pipeline stages that do not add up, contradicting recompute fields, a job over the HBM.
+expect uneven_no_middle_layers "parallelism.first_stage_layers" 's/data_parallel: 4 }/data_parallel: 4 first_stage_layers: 4 }/'
+expect uneven_too_many "parallelism.last_stage_layers" 's/data_parallel: 4 }/data_parallel: 4 first_stage_layers: 2 last_stage_layers: 3 }/'
+expect uneven_without_pp "parallelism.first_stage_layers" 's/pipeline_parallel: 2 data_parallel: 4 }/pipeline_parallel: 1 data_parallel: 8 first_stage_layers: 2 }/'
+expect recompute_conflict "training.activation_recompute_mode" 's/micro_batch_sequences: 1/micro_batch_sequences: 1 activation_recompute: true activation_recompute_mode: SELECTIVE/'
+expect hbm_overflow "peak memory per GPU [0-9.]* GB .* exceeds the H100-SXM's HBM of 80.0 GB.*training.allow_hbm_overflow" 's/seq_length_tokens: 1024/seq_length_tokens: 65536/'
 expect unknown_field "no_such_field" 's/simulation { steps: 2 }/simulation { no_such_field: 1 }/'
 printf 'cluster_file: "nope-cluster.textproto"\njob_file: "nope-job.textproto"\n' >"$TMP/missing.textproto"
 code=0

@@ -105,7 +105,8 @@ TEST(Executor, DenseInterleavedZero1) {
 
 TEST(Executor, InterleavedWithPipelineScatterGather) {
   const std::string text = testing::dense_spec_text(
-      "tensor_parallel: 4 pipeline_parallel: 2 pipeline_schedule: INTERLEAVED_1F1B virtual_stages_per_rank: 2 "
+      "tensor_parallel: 4 pipeline_parallel: 2 pipeline_schedule: INTERLEAVED_1F1B virtual_stages_per_rank: "
+      "2 "
       "pipeline_scatter_gather: true",
       "global_batch_sequences: 4 activation_recompute: true");
   check(text, 1);
@@ -132,6 +133,23 @@ TEST(Executor, InterleavedWithPipelineScatterGather) {
 
 TEST(Executor, PlainOneFOneBWithFewMicrobatches) {
   check(testing::dense_spec_text("pipeline_parallel: 8", "global_batch_sequences: 3"), 1);
+}
+
+// Uneven stages (Megatron-LM's first/last-stage layer counts): 2 | 6 layers interleaved over 2 chunks each
+// (chunks of 1 and 3 layers) with ZeRO-3, and 2 | 4 | 2 with plain 1F1B and selective recomputation.
+TEST(Executor, UnevenStagesInterleavedZero3) {
+  check(testing::dense_spec_text(
+            "pipeline_parallel: 2 pipeline_schedule: INTERLEAVED_1F1B virtual_stages_per_rank: 2 "
+            "data_parallel: 2 zero_stage: 3 first_stage_layers: 2 last_stage_layers: 6",
+            "global_batch_sequences: 8"),
+        2);
+}
+
+TEST(Executor, UnevenStagesSelectiveRecompute) {
+  check(testing::dense_spec_text(
+            "tensor_parallel: 2 pipeline_parallel: 3 first_stage_layers: 2 last_stage_layers: 2",
+            "global_batch_sequences: 3 activation_recompute_mode: SELECTIVE"),
+        1);
 }
 
 TEST(Executor, MoeContextExpertZero3) {

@@ -81,7 +81,7 @@ TEST(JobParams, FieldsAndDerivedSizesCarryOver) {
   EXPECT_TRUE(p.parallelism.sequence_parallel);
   EXPECT_TRUE(p.parallelism.pipeline_p2p_sync);
   EXPECT_FALSE(p.parallelism.pipeline_scatter_gather);
-  EXPECT_TRUE(p.training.activation_recompute);
+  EXPECT_EQ(p.training.activation_recompute, RecomputeMode::kFull);
   EXPECT_EQ(p.training.grad_bucket_bytes, 1000u);
   EXPECT_TRUE(p.training.grad_reduce_fp32);
   EXPECT_EQ(p.training.checkpoint_interval_steps, 3u);

@@ -138,7 +138,7 @@ TEST(GemmShapes, OpsCarryTheirMatrixShapes) {
   // GPT-3 175B on TP=8, micro-batch 2: local tokens 4096, 12 heads of 128 per GPU.
   Degrees d;
   d.tp = 8;
-  const LayerOps ops = build_layer_ops(gpt3_175b(), d, 2, true);
+  const LayerOps ops = build_layer_ops(gpt3_175b(), d, 2, RecomputeMode::kFull);
   const double T = 2 * 2048, h = 12288;
   const LayerOp& qkv = find_op(ops.forward, "qkv_fwd", Phase::kForward);
   EXPECT_EQ(qkv.gemm, (GemmShape{T, 3 * h / 8, h, 1, false}));
@@ -191,8 +191,8 @@ TEST(Fp8, OnlyTheTransformerEngineGemmsRunInFp8) {
   Degrees d;
   d.tp = 4;
   d.sequence_parallel = true;
-  const LayerOps bf16 = build_layer_ops(llama_like(DType::kBf16), d, 1, false);
-  const LayerOps fp8 = build_layer_ops(llama_like(DType::kFp8), d, 1, false);
+  const LayerOps bf16 = build_layer_ops(llama_like(DType::kBf16), d, 1, RecomputeMode::kNone);
+  const LayerOps fp8 = build_layer_ops(llama_like(DType::kFp8), d, 1, RecomputeMode::kNone);
   for (std::string_view name : {"qkv_fwd", "proj_fwd", "mlp_up_fwd", "mlp_down_fwd"}) {
     EXPECT_EQ(find_op(fp8.forward, name, Phase::kForward).dtype, DType::kFp8) << name;
   }
@@ -245,7 +245,7 @@ TEST(MemoryBoundOps, RealByteCounts) {
   Degrees d;
   d.tp = 2;
   const ModelShape s = llama_like(DType::kBf16);
-  const LayerOps ops = build_layer_ops(s, d, 1, false);
+  const LayerOps ops = build_layer_ops(s, d, 1, RecomputeMode::kNone);
   const double T = 4096, V_l = 128256 / 2;
   // Megatron-LM's vocab-parallel cross entropy: 38 bytes per logit forward, 14 backward (BF16 logits).
   EXPECT_DOUBLE_EQ(find_op(ops.head_forward, "loss_fwd", Phase::kForward).bytes, 38 * T * V_l);
@@ -255,7 +255,8 @@ TEST(MemoryBoundOps, RealByteCounts) {
   EXPECT_DOUBLE_EQ(find_op(ops.forward, "rope_fwd", Phase::kForward).bytes, 2 * 2 * qk);
   EXPECT_DOUBLE_EQ(find_op(ops.backward, "rope_bwd", Phase::kBackward).bytes, 2 * 2 * qk);
   // Learned absolute positions: no rotary op.
-  for (const auto& op : build_layer_ops(gpt3_175b(), d, 1, false).forward) EXPECT_NE(op.name, "rope_fwd");
+  for (const auto& op : build_layer_ops(gpt3_175b(), d, 1, RecomputeMode::kNone).forward)
+    EXPECT_NE(op.name, "rope_fwd");
   // Fused attention forward and backward are their own kernel classes.
   EXPECT_EQ(find_op(ops.forward, "attn_fwd", Phase::kForward).kernel, KernelKind::kAttentionFwd);
   EXPECT_EQ(find_op(ops.backward, "attn_bwd", Phase::kBackward).kernel, KernelKind::kAttentionBwd);
