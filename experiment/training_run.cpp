@@ -18,6 +18,7 @@
 #include "experiment/run_economics.hpp"
 #include "experiment/run_forecast.hpp"
 #include "experiment/spec/experiment_spec.hpp"
+#include "experiment/trace_run.hpp"
 #include "experiment/training_partition.hpp"
 #include "experiment/training_setup.hpp"
 #include "experiment/training_simulation.hpp"
@@ -33,7 +34,8 @@ std::string hex(std::uint64_t v) {
 }
 
 // `warpsim run --check`: the experiment's size, without simulating.
-io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const TrainingSetup& t, const RunForecast& f) {
+io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const TrainingSetup& t,
+                                const RunForecast& f) {
   std::uint64_t ops = 0;
   for (std::uint32_t g = 0; g < t.job->world_size(); g += t.job->pipeline_stride()) ops += t.program->size(g);
   io::KeyValueReport report;
@@ -44,8 +46,8 @@ io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const TrainingS
   report.add("gpu ops per pipeline column", ops);
   report.add("estimate step seconds", t.estimate.step_seconds, 6);
   report.add("lps", f.lps);
-  report.add(f.events_upper_bound ? "predicted events (upper bound, flow fidelity)" : "predicted events", f.events,
-             0);
+  report.add(f.events_upper_bound ? "predicted events (upper bound, flow fidelity)" : "predicted events",
+             f.events, 0);
   report.add("predicted peak rss bytes per rank", f.peak_bytes_per_rank, 0);
   report.add("predicted wall seconds", f.wall_seconds, 1);
   report.add("reference events per second", kReferenceEventsPerSecond, 0);
@@ -106,6 +108,7 @@ RunOutcome run_training(const RunRequest& request, MPI_Comm comm) {
 }
 
 RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& request, MPI_Comm comm) {
+  if (exp.job_source_case() == spec::ExperimentSpec::kChakraTrace) return run_trace(exp, request, comm);
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);

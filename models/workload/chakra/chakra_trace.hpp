@@ -1,7 +1,8 @@
 // Reader for MLCommons Chakra execution traces (one file per rank): a length-delimited protobuf stream,
 // varint length + ChakraProtoMsg.GlobalMetadata, then varint length + ChakraProtoMsg.Node per node.
 // Malformed input (truncated stream, bad varint, undecodable message, dangling or cyclic dependencies)
-// raises std::invalid_argument naming the file and byte offset; it never crashes.
+// raises std::invalid_argument naming the file and byte offset (for a dependency error, the offset of the
+// node that carries it); it never crashes.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +41,12 @@ struct Node {
   std::optional<std::int64_t> comm_src;
   std::optional<std::int64_t> comm_dst;
   std::optional<std::int64_t> comm_tag;
+  // Host/device and grouping attributes of PyTorch-converted traces, and ASTRA-sim's compute work.
+  std::optional<bool> is_cpu_op;            // true: a host-side op (aten::, c10d:: record functions)
+  std::string pg_name;                      // the process group of a collective ("" when absent)
+  std::optional<std::int64_t> num_ops;      // COMP: floating-point operations of the kernel
+  std::optional<std::int64_t> tensor_size;  // COMP: bytes the kernel moves
+  std::size_t offset = 0;                   // byte offset of the node's message in its file (for errors)
 };
 
 struct Trace {
