@@ -245,6 +245,8 @@ RunOutcome run_trace(const spec::ExperimentSpec& exp, const RunRequest& request,
   report.add("skipped metadata and memory nodes", counts.skipped_other);
   report.add("skipped empty compute nodes", counts.skipped_empty);
   report.add("skipped unsupported collectives", counts.skipped_collectives);
+  report.add("dangling control deps", counts.dangling_ctrl_deps);
+  report.add("traces ordered by data deps only", counts.ctrl_deps_ignored);
   report.add("network bytes per gpu", static_cast<double>(main.sum_bytes_sent) / world, 0);
   report.add("ranks", static_cast<std::uint64_t>(main.run.ranks));
   report.add("partition", partition_label(settings.options.partition, request.partition_map));

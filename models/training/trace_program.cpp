@@ -67,6 +67,8 @@ TraceCounts& TraceCounts::operator+=(const TraceCounts& o) {
   skipped_empty += o.skipped_empty;
   skipped_collectives += o.skipped_collectives;
   recorded_compute_ps += o.recorded_compute_ps;
+  dangling_ctrl_deps += o.dangling_ctrl_deps;
+  ctrl_deps_ignored += o.ctrl_deps_ignored;
   return *this;
 }
 
@@ -130,6 +132,8 @@ TraceProgram::TraceProgram(const std::vector<Trace>& traces, const TraceProgramO
     const Trace& t = traces[r];
     RankOps& out = rank_ops_[r];
     std::map<std::uint32_t, std::uint32_t> sequence;  // per group: collectives issued so far
+    out.counts.dangling_ctrl_deps = t.dangling_ctrl_deps;
+    out.counts.ctrl_deps_ignored = t.ctrl_deps_ignored ? 1 : 0;
     for (const std::size_t i : t.execution_order()) {
       const Node& n = t.nodes[i];
       ++out.counts.nodes;

@@ -51,6 +51,8 @@ struct TraceCounts {
   std::uint64_t skipped_empty = 0;        // COMP nodes with no duration and no work
   std::uint64_t skipped_collectives = 0;  // collectives of a kind without a cluster algorithm
   std::uint64_t recorded_compute_ps = 0;  // sum of the replayed compute times (recorded or modeled)
+  std::uint64_t dangling_ctrl_deps = 0;   // control deps on nodes not in the file (ignored)
+  std::uint64_t ctrl_deps_ignored = 0;    // traces ordered by data deps alone (control deps closed a cycle)
   TraceCounts& operator+=(const TraceCounts& o);
 };
 

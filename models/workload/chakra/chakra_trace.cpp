@@ -149,8 +149,24 @@ Trace parse_trace(std::span<const std::uint8_t> bytes, std::string_view source) 
     offset = body + length;
     ++index;
   }
-  // Check the dependency graph now so that consumers can rely on it.
-  (void)trace.execution_order();
+  // Check the dependency graph now so that consumers can rely on it; a cycle that only control
+  // dependencies close makes the order follow the data dependencies (see Trace::ctrl_deps_ignored).
+  try {
+    (void)trace.execution_order();
+  } catch (const std::invalid_argument&) {
+    trace.ctrl_deps_ignored = true;
+    try {
+      (void)trace.execution_order();
+    } catch (const std::invalid_argument&) {
+      trace.ctrl_deps_ignored = false;
+      throw;  // the error of the full graph
+    }
+  }
+  std::unordered_map<std::uint64_t, bool> ids;
+  for (const Node& n : trace.nodes) ids.emplace(n.id, true);
+  for (const Node& n : trace.nodes) {
+    for (const auto dep : n.ctrl_deps) trace.dangling_ctrl_deps += ids.count(dep) == 0 ? 1 : 0;
+  }
   return trace;
 }
 
@@ -175,6 +191,7 @@ std::vector<std::size_t> Trace::execution_order() const {
     for (const auto* deps : {&nodes[i].data_deps, &nodes[i].ctrl_deps}) {
       for (const auto dep : *deps) {
         const auto it = by_id.find(dep);
+        if (deps == &nodes[i].ctrl_deps && (ctrl_deps_ignored || it == by_id.end())) continue;
         if (it == by_id.end()) {
           throw std::invalid_argument("chakra trace " + source + ": byte " + std::to_string(nodes[i].offset) +
                                       ": node " + std::to_string(nodes[i].id) + " depends on missing node " +

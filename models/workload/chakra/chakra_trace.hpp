@@ -53,7 +53,17 @@ struct Trace {
   std::string source;
   std::string version;      // GlobalMetadata.version ("" when absent)
   std::vector<Node> nodes;  // file order
-  // Node indices in an order that respects every data and control dependency (ties by file order).
+  // Control dependencies on nodes that are not in the file. The PyTorch converter writes them (a kernel's
+  // ctrl_deps name its host-side parent, which may have been left out, e.g. the profiler's root node), and
+  // Chakra's own ETFeeder orders by data_deps alone, so they are ignored (and counted here). A data
+  // dependency on a missing node is an error.
+  std::uint64_t dangling_ctrl_deps = 0;
+  // Whether control dependencies close a cycle with the data dependencies, so that the order follows the
+  // data dependencies alone, as Chakra's ETFeeder does (PyTorch-converted traces: a host op's ctrl_deps can
+  // name its own kernel, which data-depends on the host op). Set by parse_trace.
+  bool ctrl_deps_ignored = false;
+  // Node indices in an order that respects every data dependency and, unless ctrl_deps_ignored, every
+  // control dependency (ties by file order). Throws for a missing data dependency or a cycle.
   std::vector<std::size_t> execution_order() const;
 };
 
