@@ -83,7 +83,8 @@ io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const training:
   report.add("cluster gpus", std::uint64_t{params.nodes} * params.gpus_per_node);
   report.add("trace nodes", c.nodes);
   report.add("replayed nodes", c.compute + c.collectives + c.sends + c.recvs);
-  report.add("skipped nodes", c.skipped_cpu + c.skipped_other + c.skipped_empty + c.skipped_collectives);
+  report.add("skipped nodes",
+             c.skipped_cpu + c.skipped_other + c.skipped_empty + c.skipped_collectives + c.skipped_p2p);
   report.add("gpu ops", ops);
   report.add("lps", lps);
   report.add("spec", std::string("ok"));
@@ -245,6 +246,7 @@ RunOutcome run_trace(const spec::ExperimentSpec& exp, const RunRequest& request,
   report.add("skipped metadata and memory nodes", counts.skipped_other);
   report.add("skipped empty compute nodes", counts.skipped_empty);
   report.add("skipped unsupported collectives", counts.skipped_collectives);
+  report.add("skipped p2p nodes without a peer", counts.skipped_p2p);
   report.add("dangling control deps", counts.dangling_ctrl_deps);
   report.add("traces ordered by data deps only", counts.ctrl_deps_ignored);
   report.add("network bytes per gpu", static_cast<double>(main.sum_bytes_sent) / world, 0);

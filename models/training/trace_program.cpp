@@ -66,6 +66,7 @@ TraceCounts& TraceCounts::operator+=(const TraceCounts& o) {
   skipped_other += o.skipped_other;
   skipped_empty += o.skipped_empty;
   skipped_collectives += o.skipped_collectives;
+  skipped_p2p += o.skipped_p2p;
   recorded_compute_ps += o.recorded_compute_ps;
   dangling_ctrl_deps += o.dangling_ctrl_deps;
   ctrl_deps_ignored += o.ctrl_deps_ignored;
@@ -193,6 +194,10 @@ TraceProgram::TraceProgram(const std::vector<Trace>& traces, const TraceProgramO
         case NodeType::kCommSend:
         case NodeType::kCommRecv: {
           const bool send = n.type == NodeType::kCommSend;
+          if (!(send ? n.comm_dst : n.comm_src)) {  // no peer to match it with
+            ++out.counts.skipped_p2p;
+            continue;
+          }
           const std::uint32_t peer = send ? peer_of(t, n, n.comm_dst, "comm_dst", r, ranks)
                                           : peer_of(t, n, n.comm_src, "comm_src", r, ranks);
           op.kind = send ? workload::OpKind::kSend : workload::OpKind::kRecv;

@@ -9,8 +9,9 @@
 //   COMM_SEND / RECV -> Send / Recv+Wait to or from the peer's GPU (training_program.hpp's p2p expansion)
 // Skipped, and counted: host-side nodes (is_cpu_op true: aten:: and c10d:: record functions, whose device
 // work is in their own kernel nodes), metadata and memory nodes, COMP nodes with neither a duration nor
-// work, and the collectives the cluster model has no algorithm for (reduce, gather, scatter, broadcast,
-// barrier). All members of a group skip the same collectives, so matching is unaffected.
+// work, the collectives the cluster model has no algorithm for (reduce, gather, scatter, broadcast,
+// barrier), and sends/receives that do not name their peer (Chakra's PyTorch converter writes comm_size and
+// pg_name only). All members of a group skip the same collectives, so matching is unaffected.
 //
 // Each rank's mapped ops are kept (a workload::Op, its group and a prefix of expanded counts: about 150
 // bytes per replayed node), so op(gpu, i) is a binary search plus the arithmetic expansion, deterministic
@@ -50,6 +51,7 @@ struct TraceCounts {
   std::uint64_t skipped_other = 0;        // metadata, memory and invalid nodes
   std::uint64_t skipped_empty = 0;        // COMP nodes with no duration and no work
   std::uint64_t skipped_collectives = 0;  // collectives of a kind without a cluster algorithm
+  std::uint64_t skipped_p2p = 0;          // sends/receives without comm_dst/comm_src (PyTorch's converter)
   std::uint64_t recorded_compute_ps = 0;  // sum of the replayed compute times (recorded or modeled)
   std::uint64_t dangling_ctrl_deps = 0;   // control deps on nodes not in the file (ignored)
   std::uint64_t ctrl_deps_ignored = 0;    // traces ordered by data deps alone (control deps closed a cycle)

@@ -131,6 +131,8 @@ Trace parse_trace(std::span<const std::uint8_t> bytes, std::string_view source) 
           n.comm_tag = v;
         else if (a.name() == "is_cpu_op" && v)
           n.is_cpu_op = *v != 0;
+        else if (a.name() == "runtime" && v && *v > 0 && n.duration_micros == 0)
+          n.duration_micros = static_cast<std::uint64_t>(*v);  // older converters: microseconds, as here
         else if (a.name() == "num_ops")
           n.num_ops = v;
         else if (a.name() == "tensor_size")

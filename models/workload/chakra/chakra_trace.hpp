@@ -32,7 +32,7 @@ struct Node {
   std::uint64_t id = 0;
   std::string name;
   NodeType type = NodeType::kInvalid;
-  std::uint64_t duration_micros = 0;
+  std::uint64_t duration_micros = 0;  // or, where that is 0, a `runtime` attribute (microseconds)
   std::vector<std::uint64_t> data_deps;
   std::vector<std::uint64_t> ctrl_deps;
   // Communication attributes (present when the trace sets them).

@@ -194,6 +194,20 @@ TEST(TraceProgram, PyTorchLikeTraceOnFourRanks) {
   for (const auto& [key, n] : balance) EXPECT_EQ(n, 0);
 }
 
+TEST(TraceProgram, PeerlessP2pIsSkippedAndRuntimeAttributeTimesAKernel) {
+  // Chakra's PyTorch converter gives sends/receives comm_size and pg_name only; older traces carry the
+  // duration in a `runtime` attribute.
+  const std::vector<NodeDesc> nodes{
+      {1, "ncclKernel_SendRecv", pb::COMM_SEND_NODE, {}, {}, 3, {{"comm_size", 64}}, "0"},
+      {2, "kernel", pb::COMP_NODE, {1}, {}, 0, {{"runtime", 25}}},
+  };
+  const TraceProgram p({trace_of(nodes, "p.et")}, {}, h100());
+  EXPECT_EQ(p.counts(0).skipped_p2p, 1u);
+  const auto ops = ops_of(p, 0);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].duration_ps, 25'000'000u);
+}
+
 TEST(TraceProgram, RefusesTracesThatDoNotBelongTogether) {
   // Rank 1 issues one collective fewer.
   std::vector<Trace> traces{trace_of(rank_nodes(4096), "a.et"), trace_of(rank_nodes(4096), "b.et")};
