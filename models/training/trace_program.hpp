@@ -13,7 +13,7 @@
 // barrier), and sends/receives that do not name their peer (Chakra's PyTorch converter writes comm_size and
 // pg_name only). All members of a group skip the same collectives, so matching is unaffected.
 //
-// Each rank's mapped ops are kept (a workload::Op, its group and a prefix of expanded counts: about 150
+// Each rank's mapped ops are kept (a workload::Op, its group and a prefix of expanded counts: about 185
 // bytes per replayed node), so op(gpu, i) is a binary search plus the arithmetic expansion, deterministic
 // in (gpu, i). Memory is O(replayed nodes over all ranks); traces are finite, so this is the trace's size.
 #pragma once
