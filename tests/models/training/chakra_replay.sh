@@ -4,11 +4,15 @@
 #     on the modeled links;
 #  2. the sync-mode oracle: sequential == conservative/optimistic on 1/2/4 ranks (summary, state digest and
 #     the HDF5 /series /components /summary) for the all-reduce and the custom ring (send/recv + compute);
+#     and a 4-rank PyTorch-shaped trace generated here with protoc (host ops and kernels out of id order,
+#     c10d + NCCL nodes, process groups by pg_name, send/recv, a broadcast, rank_to_gpu across two nodes);
 #  3. a real PyTorch trace from the Chakra project (tests/models/training/chakra/SOURCE.md) imports and runs;
 #  4. malformed traces and unusable folders: one error line, exit code 2, also under mpiexec -np 2.
-# Args: path/to/warpsim, the source root. The shared traces are ../shared/data/chakra beside the source root.
+# Args: path/to/warpsim, the source root, protoc. The shared traces are ../shared/data/chakra beside the
+# source root.
 source "$(dirname "$0")/../../jobs/cli/lib.sh"
-SRC=${2:?usage: $0 warpsim source-root}
+SRC=${2:?usage: $0 warpsim source-root protoc}
+PROTOC=${3:-protoc}
 DATA=$SRC/../shared/data/chakra
 EXAMPLE=$SRC/examples/chakra-allreduce-8npu.textproto
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,7 +49,8 @@ same_results() {
 }
 sed "s|folder: \"[^\"]*\"|folder: \"$DATA/astra-sim_custom_ring_allreduce_8npus_1MB\"|" "$EXAMPLE" >"$tmp/ring.textproto"
 grep -q custom_ring "$tmp/ring.textproto" || fail "ring spec rewrite did not apply"
-for spec in "$EXAMPLE" "$tmp/ring.textproto"; do
+source "$here/chakra_generate.sh"
+for spec in "$EXAMPLE" "$tmp/ring.textproto" "$tmp/gen.textproto"; do
   name=$(basename "$spec")
   seq=$(run_np 1 run "$spec" --sync sequential --progress-seconds 0 --output "$tmp/seq.h5" --overwrite)
   want=$(summary <<<"$seq")
