@@ -150,8 +150,14 @@ std::shared_ptr<const training::TraceProgram> build_trace_program(const spec::Ex
   const std::string algorithm = c.allreduce_algorithm().empty() ? "ring" : c.allreduce_algorithm();
   const cluster::CollectiveAlgorithm* a = cluster::find_dp_allreduce_algorithm(algorithm);
   if (a == nullptr) {
-    fail("allreduce_algorithm",
-         "'" + algorithm + "' (expected one of " + cluster::collective_algorithm_names() + ")");
+    // The registry's algorithms that the training adapter can run as an all-reduce.
+    std::string names;
+    const std::string all = cluster::collective_algorithm_names() + ", ";
+    for (std::size_t at = 0, next; (next = all.find(", ", at)) != std::string::npos; at = next + 2) {
+      const std::string name = all.substr(at, next - at);
+      if (cluster::find_dp_allreduce_algorithm(name) != nullptr) names += (names.empty() ? "" : ", ") + name;
+    }
+    fail("allreduce_algorithm", "'" + algorithm + "' (expected one of " + names + ")");
   }
   options.collectives.dp_allreduce = a->id;
   const std::string gpu = gpu_type_of(exp);

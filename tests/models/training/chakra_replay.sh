@@ -70,6 +70,19 @@ for spec in "$EXAMPLE" "$tmp/ring.textproto" "$tmp/gen.textproto"; do
   echo "$want" | grep -E '^(makespan seconds|replayed [a-z]*|events committed|state digest):' | tr '\n' ' '
   echo
 done
+# The registry's tree all-reduce on the same trace: another makespan, the same under optimistic sync.
+allreduce_spec() {  # ALGORITHM: the example with that all-reduce algorithm, its folder made absolute
+  sed -e "s|folder: \"[^\"]*\"|folder: \"$DATA/astra-sim_all_reduce_8npus_1MB\"|" \
+    -e "s|chakra_trace {|chakra_trace { allreduce_algorithm: \"$1\"|" "$EXAMPLE"
+}
+allreduce_spec tree >"$tmp/tree.textproto"
+tree=$(run_np 1 run "$tmp/tree.textproto" --sync sequential --progress-seconds 0 | summary)
+[[ $(value "makespan seconds" "$tree") != "$makespan" ]] || fail "tree all-reduce: same makespan as the ring"
+[[ $(run_np 2 run "$tmp/tree.textproto" --sync optimistic --progress-seconds 0 | summary) == "$tree" ]] ||
+  fail "tree all-reduce: optimistic on 2 ranks differs from sequential"
+echo "ok tree all-reduce: makespan $(value "makespan seconds" "$tree") s (ring $makespan s), optimistic == sequential"
+allreduce_spec hierarchical >"$tmp/hier.textproto"
+
 ring=$(run_np 1 run "$tmp/ring.textproto" --sync sequential --progress-seconds 0)
 [[ $(value "replayed sends" "$ring") == 112 && $(value "replayed receives" "$ring") == 112 ]] ||
   fail "custom ring: not 8 x 14 sends and receives: $ring"
@@ -129,6 +142,7 @@ expect_one_line "missing rank" "chakra_trace.folder: 'all_reduce\.6\.et' is miss
 bad
 sed -i 's|chakra_trace {|chakra_trace { rank_to_gpu: [0, 1, 2, 3, 4, 5, 6, 6]|' "$tmp/bad.textproto"
 expect_one_line "GPU used twice" "chakra_trace.rank_to_gpu: GPU 6 is given to ranks 6 and 7" 1 run "$tmp/bad.textproto"
+expect_one_line "no hierarchical all-reduce" "chakra_trace.allreduce_algorithm: 'hierarchical' \\(expected one of ring, tree\\)" 1 run "$tmp/hier.textproto"
 expect_one_line "estimate refuses a trace" "chakra_trace: this command needs a training job" 1 estimate "$EXAMPLE"
 sed 's|chakra_trace {.*|chakra_trace { folder: "/nonexistent" }|' "$EXAMPLE" >"$tmp/nofolder.textproto"
 expect_one_line "no folder" "chakra_trace.folder: '/nonexistent' is not a readable folder" 1 run "$tmp/nofolder.textproto"
