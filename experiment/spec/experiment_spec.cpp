@@ -5,12 +5,14 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "engine/kernel/engine_config.hpp"
 #include "experiment/fidelity.hpp"
@@ -137,6 +139,13 @@ void validate_chakra_trace(const ExperimentSpec& spec) {
   for (const auto& pg : c.process_group()) {
     if (pg.name().empty()) fail("chakra_trace.process_group.name", "required");
     if (pg.ranks().empty()) fail("chakra_trace.process_group.ranks", "required (group '" + pg.name() + "')");
+    std::vector<std::uint32_t> ranks(pg.ranks().begin(), pg.ranks().end());
+    std::sort(ranks.begin(), ranks.end());
+    const auto twice = std::adjacent_find(ranks.begin(), ranks.end());
+    if (twice != ranks.end()) {
+      fail("chakra_trace.process_group.ranks",
+           "rank " + std::to_string(*twice) + " twice in group '" + pg.name() + "'");
+    }
   }
   if (!c.gpu_type().empty() && !spec.cluster_gpu_type().empty() && c.gpu_type() != spec.cluster_gpu_type()) {
     fail("chakra_trace.gpu_type", "'" + c.gpu_type() + "' but the cluster has '" + spec.cluster_gpu_type() +

@@ -143,6 +143,8 @@ bad
 sed -i 's|chakra_trace {|chakra_trace { rank_to_gpu: [0, 1, 2, 3, 4, 5, 6, 6]|' "$tmp/bad.textproto"
 expect_one_line "GPU used twice" "chakra_trace.rank_to_gpu: GPU 6 is given to ranks 6 and 7" 1 run "$tmp/bad.textproto"
 expect_one_line "no hierarchical all-reduce" "chakra_trace.allreduce_algorithm: 'hierarchical' \\(expected one of ring, tree\\)" 1 run "$tmp/hier.textproto"
+sed 's|chakra_trace {|chakra_trace { process_group { name: "x" ranks: [1, 1] }|' "$EXAMPLE" >"$tmp/dup.textproto"
+expect_one_line "rank twice in a group" "chakra_trace.process_group.ranks: rank 1 twice in group 'x'" 1 run "$tmp/dup.textproto"
 expect_one_line "estimate refuses a trace" "chakra_trace: this command needs a training job" 1 estimate "$EXAMPLE"
 sed 's|chakra_trace {.*|chakra_trace { folder: "/nonexistent" }|' "$EXAMPLE" >"$tmp/nofolder.textproto"
 expect_one_line "no folder" "chakra_trace.folder: '/nonexistent' is not a readable folder" 1 run "$tmp/nofolder.textproto"
