@@ -19,6 +19,7 @@
 #include "experiment/run_economics.hpp"
 #include "experiment/run_forecast.hpp"
 #include "experiment/spec/experiment_spec.hpp"
+#include "experiment/trace_run.hpp"
 #include "experiment/training_partition.hpp"
 #include "experiment/training_setup.hpp"
 #include "experiment/training_simulation.hpp"
@@ -108,6 +109,7 @@ RunOutcome run_training(const RunRequest& request, MPI_Comm comm) {
 }
 
 RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& request, MPI_Comm comm) {
+  if (exp.job_source_case() == spec::ExperimentSpec::kChakraTrace) return run_trace(exp, request, comm);
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);

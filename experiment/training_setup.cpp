@@ -11,6 +11,11 @@
 namespace warpsim::experiment {
 
 std::shared_ptr<const workload::Job> build_job(const spec::ExperimentSpec& exp) {
+  if (exp.job_source_case() == spec::ExperimentSpec::kChakraTrace) {
+    throw std::invalid_argument(
+        "experiment spec: chakra_trace: this command needs a training job; Chakra traces replay with "
+        "`warpsim run`");
+  }
   // The GPU profile is checked by the workload model, which owns the profiles.
   try {
     return std::make_shared<const workload::Job>(spec::to_job_params(exp.job()));

@@ -13,20 +13,29 @@ Simulated simulate(const cluster::ClusterParams& params,
                    std::shared_ptr<const training::TrainingProgram> program, EngineConfig config,
                    const LpMap& map, std::uint32_t world, MPI_Comm comm, SeriesRecorder* series,
                    const economics::ProgramWrap& wrap) {
+  const ProgramExtent extent{[world](std::uint32_t gpu) { return gpu < world; },
+                             [program](std::uint32_t gpu) { return program->size(gpu); }};
+  return simulate_program(params, program, extent, std::move(config), map, comm, series, wrap);
+}
+
+Simulated simulate_program(const cluster::ClusterParams& params,
+                           std::shared_ptr<const cluster::GpuProgram> program, const ProgramExtent& extent,
+                           EngineConfig config, const LpMap& map, MPI_Comm comm, SeriesRecorder* series,
+                           const economics::ProgramWrap& wrap) {
   cluster::ClusterModel model(params, economics::wrapped(wrap, program));
   if (series != nullptr) model.record_series(*series);
   // Progress = GPU ops executed / ops in the programs of this rank's job GPUs: unlike simulated time it
   // needs no guess of the step time (the end time is only a cap).
-  config.progress_fraction = [&model, &program, world, total = 0.0]() mutable {
+  config.progress_fraction = [&model, &extent, total = 0.0]() mutable {
     const auto& gpus = model.gpus();
     double done = 0;
     const bool count_total = total == 0;
     for (std::uint32_t slot = 0; slot < gpus.size(); ++slot) {
       const auto& s = gpus.state(slot);
       const std::uint32_t gpu = model.topology().gpu_of(s.id);
-      if (gpu >= world) continue;
+      if (!extent.runs(gpu)) continue;
       done += static_cast<double>(s.pc);
-      if (count_total) total += static_cast<double>(program->size(gpu));
+      if (count_total) total += static_cast<double>(extent.size(gpu));
     }
     return total > 0 ? done / total : 0.0;
   };
@@ -43,7 +52,7 @@ Simulated simulate(const cluster::ClusterParams& params,
   const auto& gpus = model.gpus();
   for (std::uint32_t slot = 0; slot < gpus.size(); ++slot) {
     const auto& s = gpus.state(slot);
-    if (model.topology().gpu_of(s.id) >= world) continue;  // s.id is the LP id, not the GPU index
+    if (!extent.runs(model.topology().gpu_of(s.id))) continue;  // s.id is the LP id, not the GPU index
     maxes[0] = std::max<std::uint64_t>(maxes[0], s.finish_ps);
     maxes[1] = std::max<std::uint64_t>(maxes[1], s.busy_ps);
     mins[0] = std::min<std::uint64_t>(mins[0], s.busy_ps);
@@ -59,7 +68,7 @@ Simulated simulate(const cluster::ClusterParams& params,
   MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_UINT64_T, MPI_SUM, comm);
   MPI_Allreduce(MPI_IN_PLACE, mins, 1, MPI_UINT64_T, MPI_MIN, comm);
   if (sums[1] != 0) {
-    throw std::runtime_error("training did not complete: " + std::to_string(sums[1]) +
+    throw std::runtime_error("the workload did not complete: " + std::to_string(sums[1]) +
                              " GPUs still running at the end time (raise simulation.end_time_s) or blocked");
   }
   out.max_finish_ps = maxes[0];

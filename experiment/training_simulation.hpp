@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "engine/kernel/engine.hpp"
@@ -29,8 +30,23 @@ struct Simulated {
   energy::ComponentTotals totals;  // per component kind, for the energy model (run_economics)
 };
 
-// Collective over `comm`. Throws std::runtime_error when a job GPU did not finish its program. A run that
-// stopped at a checkpoint returns only `run` (the resumed run reports).
+// What a simulation needs of a GPU program besides its ops: which GPUs run it (the others are left out of
+// the figures) and how many ops each has (for the progress report).
+struct ProgramExtent {
+  std::function<bool(std::uint32_t)> runs;
+  std::function<std::uint64_t(std::uint32_t)> size;
+};
+
+// Any GPU program (a training program, a trace replay). Collective over `comm`; throws std::runtime_error
+// when one of its GPUs did not finish its program.
+Simulated simulate_program(const cluster::ClusterParams& params,
+                           std::shared_ptr<const cluster::GpuProgram> program, const ProgramExtent& extent,
+                           EngineConfig config, const LpMap& map, MPI_Comm comm,
+                           SeriesRecorder* series = nullptr, const economics::ProgramWrap& wrap = {});
+
+// A training program, whose GPUs are the job's [0, world). Collective over `comm`. Throws std::runtime_error
+// when a job GPU did not finish its program. A run that stopped at a checkpoint returns only `run` (the
+// resumed run reports).
 Simulated simulate(const cluster::ClusterParams& params,
                    std::shared_ptr<const training::TrainingProgram> program, EngineConfig config,
                    const LpMap& map, std::uint32_t world, MPI_Comm comm, SeriesRecorder* series = nullptr,

@@ -3,12 +3,14 @@
 #include "experiment/spec/spec_text.hpp"
 
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "engine/kernel/engine_config.hpp"
 #include "experiment/fidelity.hpp"
@@ -37,7 +39,6 @@ auto nested(const std::string& field, F&& f) {
     throw std::invalid_argument("experiment spec: " + field + ": " + e.what());
   }
 }
-
 
 // Where text-format parsing as `Message` first fails, as (line, column); (-1, -1) when it parses. Used to
 // report, for a file that is neither kind of spec, the error of the kind that read further into it.
@@ -80,7 +81,8 @@ ExperimentSpec parse_experiment_file(const std::string& text, const std::string&
                        "job_file: \"" + path + "\"; examples/*.textproto are experiment specs)");
     }
     if (parses_as<ClusterSpec>(text)) {
-      fail("file", "'" + path + "' is a cluster spec; this command needs an experiment spec (job + cluster, " +
+      fail("file", "'" + path +
+                       "' is a cluster spec; this command needs an experiment spec (job + cluster, " +
                        "or cluster_file: \"" + path + "\"; examples/*.textproto are experiment specs)");
     }
     throw;
@@ -100,13 +102,57 @@ ExperimentSpec load_experiment_spec(const std::string& path) {
     const std::string file = resolve(base, spec.job_file());
     *spec.mutable_job() = nested("job_file", [&] { return load_job_spec(file); });
   }
+  if (spec.job_source_case() == ExperimentSpec::kChakraTrace && !spec.chakra_trace().folder().empty()) {
+    spec.mutable_chakra_trace()->set_folder(resolve(base, spec.chakra_trace().folder()));
+  }
   return validated(std::move(spec));
 }
+
+namespace {
+
+// The parts of a trace replay the spec alone can check; the trace files are read by experiment/trace_run.
+void validate_chakra_trace(const ExperimentSpec& spec) {
+  const ChakraTraceSpec& c = spec.chakra_trace();
+  if (c.folder().empty()) fail("chakra_trace.folder", "required (the folder of the per-rank .et files)");
+  const std::uint64_t cluster_gpus =
+      std::uint64_t{spec.cluster().nodes()} * spec.cluster().scale_up().gpus_per_node();
+  for (int r = 0; r < c.rank_to_gpu_size(); ++r) {
+    if (c.rank_to_gpu(r) >= cluster_gpus) {
+      fail("chakra_trace.rank_to_gpu", "rank " + std::to_string(r) + " -> GPU " +
+                                           std::to_string(c.rank_to_gpu(r)) + ", but the cluster has " +
+                                           std::to_string(cluster_gpus) + " GPUs");
+    }
+  }
+  for (const auto& pg : c.process_group()) {
+    if (pg.name().empty()) fail("chakra_trace.process_group.name", "required");
+    if (pg.ranks().empty()) fail("chakra_trace.process_group.ranks", "required (group '" + pg.name() + "')");
+    std::vector<std::uint32_t> ranks(pg.ranks().begin(), pg.ranks().end());
+    std::sort(ranks.begin(), ranks.end());
+    const auto twice = std::adjacent_find(ranks.begin(), ranks.end());
+    if (twice != ranks.end()) {
+      fail("chakra_trace.process_group.ranks",
+           "rank " + std::to_string(*twice) + " twice in group '" + pg.name() + "'");
+    }
+  }
+  if (!c.gpu_type().empty() && !spec.cluster_gpu_type().empty() && c.gpu_type() != spec.cluster_gpu_type()) {
+    fail("chakra_trace.gpu_type", "'" + c.gpu_type() + "' but the cluster has '" + spec.cluster_gpu_type() +
+                                      "' GPUs (cluster_gpu_type)");
+  }
+  if (spec.has_cost()) fail("cost", "not supported with chakra_trace (the power model needs a training job)");
+  if (spec.has_reliability()) fail("reliability", "not supported with chakra_trace");
+  if (spec.simulation().steps() > 1)
+    fail("simulation.steps",
+         "a Chakra trace is replayed once (got " + std::to_string(spec.simulation().steps()) + ")");
+}
+
+}  // namespace
 
 ExperimentSpec validated(ExperimentSpec spec) {
   if (spec.cluster_source_case() != ExperimentSpec::kCluster)
     fail("cluster", "required (cluster or cluster_file)");
-  if (spec.job_source_case() != ExperimentSpec::kJob) fail("job", "required (job or job_file)");
+  const bool trace = spec.job_source_case() == ExperimentSpec::kChakraTrace;
+  if (spec.job_source_case() != ExperimentSpec::kJob && !trace)
+    fail("job", "required (job, job_file or chakra_trace)");
   // simulation.fidelity and cluster.network.fidelity name one thing: experiment/fidelity.hpp's rule picks
   // it, and both fields hold the result, so that whatever reads either sees the same.
   const experiment::FidelityChoice fidelity =
@@ -115,11 +161,15 @@ ExperimentSpec validated(ExperimentSpec spec) {
   spec.mutable_simulation()->set_fidelity(std::string(experiment::to_string(fidelity.fidelity)));
   spec.mutable_cluster()->mutable_network()->set_fidelity(spec.simulation().fidelity());
   *spec.mutable_cluster() = nested("cluster", [&] { return spec::validated(spec.cluster()); });
-  *spec.mutable_job() = nested("job", [&] {
-    JobSpec j = normalized(spec.job());
-    validate_job_spec(j);
-    return j;
-  });
+  if (trace) {
+    validate_chakra_trace(spec);
+  } else {
+    *spec.mutable_job() = nested("job", [&] {
+      JobSpec j = normalized(spec.job());
+      validate_job_spec(j);
+      return j;
+    });
+  }
   auto& sim = *spec.mutable_simulation();
   if (sim.steps() == 0) sim.set_steps(1);
   if (sim.steps() > 1000) fail("simulation.steps", "at most 1000 (got " + std::to_string(sim.steps()) + ")");
@@ -131,6 +181,7 @@ ExperimentSpec validated(ExperimentSpec spec) {
   if (!(sim.end_time_s() > 0) || !std::isfinite(sim.end_time_s()) || sim.end_time_s() > 1e7) {
     fail("simulation.end_time_s", "must be in (0, 1e7] seconds");
   }
+  if (trace) return spec;
   const std::uint64_t cluster_gpus =
       std::uint64_t{spec.cluster().nodes()} * spec.cluster().scale_up().gpus_per_node();
   const std::uint64_t world = world_size(spec.job());
@@ -152,13 +203,17 @@ JobSpec load_job_of_spec(const std::string& path) {
     // A file that only has `name` parses as either; it is an experiment spec when it has a cluster or job.
     if (probe.cluster_source_case() != ExperimentSpec::CLUSTER_SOURCE_NOT_SET ||
         probe.job_source_case() != ExperimentSpec::JOB_SOURCE_NOT_SET || !parses_as<JobSpec>(text)) {
-      return load_experiment_spec(path).job();
+      const ExperimentSpec exp = load_experiment_spec(path);
+      if (exp.job_source_case() == ExperimentSpec::kChakraTrace)
+        fail("chakra_trace", "this command needs a training job; Chakra traces replay with `warpsim run`");
+      return exp.job();
     }
   }
   if (parses_as<JobSpec>(text)) return load_job_spec(path);
   // Neither: the error of the kind that read further into the file (a job spec with a bad value reads past
   // `model {`, where an experiment spec stops at once); on a tie or JSON, an experiment spec's.
-  if (!looks_like_json(text) && text_error_position<JobSpec>(text) > text_error_position<ExperimentSpec>(text)) {
+  if (!looks_like_json(text) &&
+      text_error_position<JobSpec>(text) > text_error_position<ExperimentSpec>(text)) {
     return load_job_spec(path);  // throws the job spec's error
   }
   try {

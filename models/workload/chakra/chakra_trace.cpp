@@ -129,14 +129,46 @@ Trace parse_trace(std::span<const std::uint8_t> bytes, std::string_view source) 
           n.comm_dst = v;
         else if (a.name() == "comm_tag")
           n.comm_tag = v;
+        else if (a.name() == "is_cpu_op" && v)
+          n.is_cpu_op = *v != 0;
+        else if (a.name() == "runtime" && v && *v > 0 && n.duration_micros == 0)
+          n.duration_micros = static_cast<std::uint64_t>(*v);  // older converters: microseconds, as here
+        else if (a.name() == "num_ops")
+          n.num_ops = v;
+        else if (a.name() == "tensor_size")
+          n.tensor_size = v;
+        else if (a.name() == "pg_name" || a.name() == "comm_group") {
+          // PyTorch names its process groups by string; some converters write the number instead.
+          if (a.value_case() == ChakraProtoMsg::AttributeProto::kStringVal)
+            n.pg_name = a.string_val();
+          else if (v)
+            n.pg_name = std::to_string(*v);
+        }
       }
+      n.offset = offset;
       trace.nodes.push_back(std::move(n));
     }
     offset = body + length;
     ++index;
   }
-  // Check the dependency graph now so that consumers can rely on it.
-  (void)trace.execution_order();
+  // Check the dependency graph now so that consumers can rely on it; a cycle that only control
+  // dependencies close makes the order follow the data dependencies (see Trace::ctrl_deps_ignored).
+  try {
+    (void)trace.execution_order();
+  } catch (const std::invalid_argument&) {
+    trace.ctrl_deps_ignored = true;
+    try {
+      (void)trace.execution_order();
+    } catch (const std::invalid_argument&) {
+      trace.ctrl_deps_ignored = false;
+      throw;  // the error of the full graph
+    }
+  }
+  std::unordered_map<std::uint64_t, bool> ids;
+  for (const Node& n : trace.nodes) ids.emplace(n.id, true);
+  for (const Node& n : trace.nodes) {
+    for (const auto dep : n.ctrl_deps) trace.dangling_ctrl_deps += ids.count(dep) == 0 ? 1 : 0;
+  }
   return trace;
 }
 
@@ -151,8 +183,8 @@ std::vector<std::size_t> Trace::execution_order() const {
   std::unordered_map<std::uint64_t, std::size_t> by_id;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (!by_id.emplace(nodes[i].id, i).second) {
-      throw std::invalid_argument("chakra trace " + source + ": duplicate node id " +
-                                  std::to_string(nodes[i].id));
+      throw std::invalid_argument("chakra trace " + source + ": byte " + std::to_string(nodes[i].offset) +
+                                  ": duplicate node id " + std::to_string(nodes[i].id));
     }
   }
   std::vector<std::size_t> pending(nodes.size(), 0);
@@ -161,9 +193,11 @@ std::vector<std::size_t> Trace::execution_order() const {
     for (const auto* deps : {&nodes[i].data_deps, &nodes[i].ctrl_deps}) {
       for (const auto dep : *deps) {
         const auto it = by_id.find(dep);
+        if (deps == &nodes[i].ctrl_deps && (ctrl_deps_ignored || it == by_id.end())) continue;
         if (it == by_id.end()) {
-          throw std::invalid_argument("chakra trace " + source + ": node " + std::to_string(nodes[i].id) +
-                                      " depends on missing node " + std::to_string(dep));
+          throw std::invalid_argument("chakra trace " + source + ": byte " + std::to_string(nodes[i].offset) +
+                                      ": node " + std::to_string(nodes[i].id) + " depends on missing node " +
+                                      std::to_string(dep));
         }
         users[it->second].push_back(i);
         ++pending[i];
@@ -186,7 +220,12 @@ std::vector<std::size_t> Trace::execution_order() const {
     }
   }
   if (order.size() != nodes.size()) {
-    throw std::invalid_argument("chakra trace " + source + ": dependency cycle");
+    // The first node (in file order) that never became ready sits on or behind the cycle.
+    std::size_t stuck = 0;
+    while (stuck < nodes.size() && pending[stuck] == 0) ++stuck;
+    throw std::invalid_argument("chakra trace " + source + ": byte " + std::to_string(nodes[stuck].offset) +
+                                ": node " + std::to_string(nodes[stuck].id) +
+                                " is on or behind a dependency cycle");
   }
   return order;
 }
