@@ -9,6 +9,7 @@
 #include <queue>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "models/workload/chakra/et_def.pb.h"
 
@@ -161,11 +162,11 @@ Trace parse_trace(std::span<const std::uint8_t> bytes, std::string_view source) 
       (void)trace.execution_order();
     } catch (const std::invalid_argument&) {
       trace.ctrl_deps_ignored = false;
-      throw;  // the error of the full graph
+      throw;  // the data dependencies alone are broken: their error
     }
   }
-  std::unordered_map<std::uint64_t, bool> ids;
-  for (const Node& n : trace.nodes) ids.emplace(n.id, true);
+  std::unordered_set<std::uint64_t> ids;
+  for (const Node& n : trace.nodes) ids.insert(n.id);
   for (const Node& n : trace.nodes) {
     for (const auto dep : n.ctrl_deps) trace.dangling_ctrl_deps += ids.count(dep) == 0 ? 1 : 0;
   }
