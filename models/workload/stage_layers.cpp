@@ -44,7 +44,10 @@ StageLayers::StageLayers(std::uint32_t layers, std::uint32_t stages, std::uint32
       if (count % chunks != 0) {
         fail(field, str(count) + " is not a multiple of " + vpp + " (" + str(chunks) + ")");
       }
-      if (count > rest) fail(field, str(count) + " leaves a negative number of layers for the other stages");
+      if (count > rest) {
+        fail(field, str(count) + " leaves a negative number of layers of model.num_layers=" + str(layers) +
+                        " for the other stages");
+      }
       rest -= count;
       --middle;
     }
@@ -54,8 +57,8 @@ StageLayers::StageLayers(std::uint32_t layers, std::uint32_t stages, std::uint32
                       " middle stage(s) of model.num_layers=" + str(layers));
     }
     if (middle > 0 && rest % middle != 0) {
-      fail(field, "the remaining " + str(rest) + " layers do not split evenly over the " + str(middle) +
-                      " middle stage(s)");
+      fail(field, "the remaining " + str(rest) + " of model.num_layers=" + str(layers) +
+                      " do not split evenly over the " + str(middle) + " middle stage(s)");
     }
     const std::uint32_t mid = middle ? static_cast<std::uint32_t>(rest / middle) : 0;
     if (middle > 0 && mid % chunks != 0) {
