@@ -25,7 +25,7 @@ Simulated simulate(const cluster::ClusterParams& params,
       const auto& s = gpus.state(slot);
       const std::uint32_t gpu = model.topology().gpu_of(s.id);
       if (gpu >= world) continue;
-      done += static_cast<double>(s.pc);
+      done += static_cast<double>(s.streams[0].pc);
       if (count_total) total += static_cast<double>(program->size(gpu));
     }
     return total > 0 ? done / total : 0.0;
