@@ -350,6 +350,7 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   t.checkpoint_bytes = st.checkpoint_bytes();
   if (!st.dp_allreduce_algorithm().empty()) t.dp_allreduce_algorithm = st.dp_allreduce_algorithm();
   t.dp_tree_chunk_bytes = st.dp_tree_chunk_bytes();
+  t.overlap_grad_reduce = st.overlap_grad_reduce();
 
   p.compute_model = to_compute_model(s.compute_model());
   return p;

@@ -79,6 +79,10 @@ struct TrainingParams {
   // enum because the cluster model looks it up among its collective algorithms.
   std::string dp_allreduce_algorithm = "ring";
   std::uint64_t dp_tree_chunk_bytes = 0;  // "tree" only: pipeline chunk size; 0 = the tree's default (16 MiB)
+  // Reduce each data-parallel (and expert-data) gradient bucket on the GPU's communication stream as soon as
+  // the last micro-batch's backward produced it, overlapping the backward (grad_buckets.hpp). Default off,
+  // as Megatron-LM's --overlap-grad-reduce (docs/workload.md).
+  bool overlap_grad_reduce = false;
 };
 
 // Compute-time model overrides (compute_model.hpp); unset = the EfficiencyParams the Job is given.
