@@ -20,7 +20,8 @@ std::shared_ptr<const workload::Job> build_job(const spec::ExperimentSpec& exp) 
 }
 
 std::shared_ptr<const training::TrainingProgram> TrainingSetup::program_without(std::uint32_t removed) const {
-  return std::make_shared<const training::TrainingProgram>(job, steps, params.storage_targets, removed);
+  return std::make_shared<const training::TrainingProgram>(job, steps, params.storage_targets, removed,
+                                                           params.gpus_per_node);
 }
 
 TrainingSetup build_training(const spec::ExperimentSpec& exp) {
@@ -28,7 +29,9 @@ TrainingSetup build_training(const spec::ExperimentSpec& exp) {
   s.params = spec::to_cluster_params(exp.cluster());
   s.job = build_job(exp);
   s.steps = std::max<std::uint32_t>(1, exp.simulation().steps());
-  s.program = std::make_shared<const training::TrainingProgram>(s.job, s.steps, s.params.storage_targets);
+  // One NCCL channel per rail (GPUs per node) bounds the CTAs the overlapped gradient reduce takes.
+  s.program = std::make_shared<const training::TrainingProgram>(s.job, s.steps, s.params.storage_targets, 0,
+                                                                s.params.gpus_per_node);
   s.estimate = workload::estimate_step(s.job);
   return s;
 }

@@ -10,7 +10,7 @@
 namespace warpsim::cluster {
 
 namespace {
-constexpr std::uint8_t kComputing = 1, kDone = 2, kEnded0 = 4, kEnded1 = 8;
+constexpr std::uint8_t kComputing = 1, kDone = 2, kEnded0 = 4, kEnded1 = 8, kContended = 16;
 
 // Stream 0's keys are (peer << 32 | tag), as they were before there were two streams; stream 1's set bit 63
 // (peer < 2^31: jobs have 32-bit ranks below 2^31).
@@ -33,7 +33,8 @@ std::int32_t value_of(const std::map<std::uint64_t, std::int32_t>& balance, std:
 
 std::uint8_t flags_of(const GpuState& s) {
   return static_cast<std::uint8_t>((s.computing ? kComputing : 0) | (s.done ? kDone : 0) |
-                                   (s.streams[0].ended ? kEnded0 : 0) | (s.streams[1].ended ? kEnded1 : 0));
+                                   (s.streams[0].ended ? kEnded0 : 0) | (s.streams[1].ended ? kEnded1 : 0) |
+                                   (s.contended ? kContended : 0));
 }
 
 // The stream an event kind addresses (send completions and arrivals come per stream).
@@ -117,12 +118,16 @@ bool GpuLp::advance(State& s, LpContext& ctx, std::uint32_t stream) {
     }
     const GpuOp& op = *next;  // the cache entry: nothing in this iteration fetches again
     switch (op.kind) {
-      case OpKind::kCompute:
+      case OpKind::kCompute: {
         if (stream != 0) throw std::logic_error("gpu program: a compute op on the communication stream");
         s.computing = true;
-        s.busy_ps += op.duration_ps;
-        ctx.send(ctx.self(), op.duration_ps, kGpuComputeDone, GpuEvent{});
+        // Stream 1's NCCL kernels hold SMs while its communication is in flight.
+        s.contended = streams_ > 1 && (s.streams[1].pending != 0 || s.streams[1].unmatched != 0);
+        const SimTime d = run_ps(s, op.duration_ps);
+        s.busy_ps += d;
+        ctx.send(ctx.self(), d, kGpuComputeDone, GpuEvent{});
         break;
+      }
       case OpKind::kSend: {
         if (op.peer >= topo_.gpus())
           throw std::out_of_range("gpu program: send to GPU " + std::to_string(op.peer));
@@ -172,10 +177,12 @@ void GpuLp::run(State& s, LpContext& ctx) {
     advance(s, ctx, 0);
   } else {
     // Each pass that moves a stream may unblock the other one; kWaitStream's targets only grow, so this ends.
+    // Stream 1 goes first: a collective whose inputs just became ready is launched before the next compute
+    // kernel, which then shares the SMs with it.
     bool moved = true;
     while (moved) {
-      moved = advance(s, ctx, 0);
-      moved = advance(s, ctx, 1) || moved;
+      moved = advance(s, ctx, 1);
+      moved = advance(s, ctx, 0) || moved;
     }
   }
   if (!s.done && s.streams[0].ended && (streams_ == 1 || s.streams[1].ended)) {
@@ -187,8 +194,8 @@ void GpuLp::run(State& s, LpContext& ctx) {
 void GpuLp::undo_op(State& s, std::uint32_t stream, const GpuOp& op) {
   GpuStream& st = s.streams[stream];
   switch (op.kind) {
-    case OpKind::kCompute:
-      s.busy_ps -= op.duration_ps;
+    case OpKind::kCompute:  // the compute op an event started is the running one: s.contended is its own
+      s.busy_ps -= run_ps(s, op.duration_ps);
       break;
     case OpKind::kSend:
       --st.pending;
@@ -282,6 +289,7 @@ void GpuLp::reverse(std::uint32_t slot, LpContext& ctx) {
       break;
   }
   s.computing = (e.saved_flags & kComputing) != 0;
+  s.contended = (e.saved_flags & kContended) != 0;
   s.done = (e.saved_flags & kDone) != 0;
   s.streams[0].ended = (e.saved_flags & kEnded0) != 0;
   s.streams[1].ended = (e.saved_flags & kEnded1) != 0;
@@ -336,7 +344,9 @@ void GpuLp::commit(std::uint32_t slot, LpContext& ctx) {
   const SeriesRecorder::Component c{series_->gpu_kind(), slot};
   const SimTime now = ctx.now();
   const bool computing = e.ops_run != 0 && (e.result_flags & kComputing) != 0;
-  const CommitNote op = computing ? noted(slot, e.saved_pc + e.ops_run - 1) : CommitNote{};
+  CommitNote op = computing ? noted(slot, e.saved_pc + e.ops_run - 1) : CommitNote{};
+  if (computing && (e.result_flags & kContended) != 0)
+    op.duration_ps = program_->contended_ps(state(slot).gpu, op.duration_ps);
   const SimTime end = now + op.duration_ps;
   if (SeriesRecorder::SampleRecord r = rec.current_sample(c, now, end)) {  // the common case
     if (e.sent_bytes != 0) r.add(gpu_metric::kBytesSent, static_cast<double>(e.sent_bytes));
@@ -371,8 +381,9 @@ std::uint64_t GpuLp::digest(std::uint32_t slot) const {
   // Stream 1 enters only for programs that have one, so one-stream digests are what they always were.
   if (streams_ > 1) {
     const GpuStream& s1 = s.streams[1];
-    for (std::uint64_t v : {s1.pc, std::uint64_t{s1.pending}, std::uint64_t{s1.unmatched},
-                            std::uint64_t{s0.ended} | std::uint64_t{s1.ended} << 1})
+    for (std::uint64_t v :
+         {s1.pc, std::uint64_t{s1.pending}, std::uint64_t{s1.unmatched},
+          std::uint64_t{s0.ended} | std::uint64_t{s1.ended} << 1 | std::uint64_t{s.contended} << 2})
       h = murmur3_fmix64(h ^ v);
   }
   return h;

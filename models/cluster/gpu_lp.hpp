@@ -29,6 +29,7 @@ struct GpuState {
   // [0] the compute stream, [1] the communication stream (untouched by programs without one).
   std::array<GpuStream, 2> streams{};
   bool computing = false;  // stream 0 runs a compute op
+  bool contended = false;  // ... that started while stream 1 had communication in flight (contended_ps)
   bool done = false;       // every stream ended
   SimTime finish_ps = 0;   // when the program ended (0 until then: reverse relies on it)
   SimTime busy_ps = 0;     // total compute time
@@ -96,6 +97,10 @@ class GpuLp final : public ClusterLpType<GpuState> {
   // Whether `stream` has completed its op at `index` (see OpKind::kWaitStream).
   static bool completed(const State& s, std::uint32_t stream, std::uint64_t index);
   void undo_op(State& s, std::uint32_t stream, const GpuOp& op);
+  // The duration the compute op `op` runs for, as started (contended or not).
+  SimTime run_ps(const State& s, SimTime duration) const {
+    return s.contended ? program_->contended_ps(s.gpu, duration) : duration;
+  }
   void commit_comm_clock(std::uint32_t slot, LpContext& ctx);
 
   std::shared_ptr<const GpuProgram> program_;

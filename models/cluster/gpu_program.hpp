@@ -77,6 +77,10 @@ class GpuProgram {
   virtual bool has_comm_stream() const { return false; }
   // The op at `index` of GPU `gpu`'s stream 1, or nullopt past its end; the same contract as op().
   virtual std::optional<GpuOp> comm_op(std::uint32_t, std::uint64_t) const { return std::nullopt; }
+  // How long a compute op of `duration` takes on GPU `gpu` when it starts while stream 1 has communication
+  // in flight (a send not yet left or a receive not yet arrived): NCCL's kernels occupy SMs the compute
+  // kernel then lacks. Default: no slowdown. Must be deterministic (reverse handlers call it again).
+  virtual SimTime contended_ps(std::uint32_t, SimTime duration) const { return duration; }
 };
 
 // A program in which no GPU does anything (the default).

@@ -37,6 +37,7 @@ void GpuLp::save(std::uint32_t slot, std::ostream& out) const {
     put<std::uint8_t>(out, st.ended);
   }
   put<std::uint8_t>(out, s.computing);
+  put<std::uint8_t>(out, s.contended);
   put<std::uint8_t>(out, s.done);
   put(out, s.finish_ps);
   put(out, s.busy_ps);
@@ -69,6 +70,7 @@ void GpuLp::load(std::uint32_t slot, std::istream& in) {
     st.ended = get<std::uint8_t>(in) != 0;
   }
   s.computing = get<std::uint8_t>(in) != 0;
+  s.contended = get<std::uint8_t>(in) != 0;
   s.done = get<std::uint8_t>(in) != 0;
   s.finish_ps = get<SimTime>(in);
   s.busy_ps = get<SimTime>(in);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/hash.hpp"
+#include "models/cluster/nccl_tuning.hpp"
 #include "models/training/tree_schedule.hpp"
 #include "models/workload/grad_buckets.hpp"
 
@@ -223,11 +224,13 @@ GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
 }
 
 TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
-                                 std::uint32_t storage_targets, std::uint32_t disabled)
+                                 std::uint32_t storage_targets, std::uint32_t disabled,
+                                 std::uint32_t comm_max_channels)
     : job_(std::move(job)), steps_(steps), storage_targets_(storage_targets), disabled_(disabled) {
   if (!job_) throw std::invalid_argument("TrainingProgram: null job");
   collectives_ = collective_options(*job_);
   overlap_ = job_->params().training.overlap_grad_reduce;
+  sms_ = static_cast<std::uint32_t>(job_->gpu().sms);
   if (steps_ == 0) throw std::invalid_argument("TrainingProgram: steps must be >= 1");
   const std::uint32_t stages = job_->degrees().pp;
   stage_table_.resize(stages);
@@ -253,6 +256,15 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
       }
       t.prefix[k + 1] = t.prefix[k] + n;
     }
+    // NCCL launches one CTA per channel (src/enqueue.cc); the channel count follows the bucket's size.
+    if (comm_max_channels != 0) {
+      for (const CommBucket& b : t.comm) {
+        const workload::Op w = prog.op(b.workload_op);
+        t.comm_ctas = std::max(t.comm_ctas,
+                               cluster::nccl_channels(cluster::Algorithm::kRing, cluster::Protocol::kSimple,
+                                                      w.group.size(), w.comm_bytes, comm_max_channels));
+      }
+    }
     // A bucket waits for the last expanded op of its ready workload op (or the last op before it, where
     // that expands to nothing).
     for (CommBucket& b : t.comm) {
@@ -266,7 +278,7 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
     // Middle stages usually have identical tables: keep one copy.
     const auto same = std::find_if(tables_.begin(), tables_.end(), [&](const StageTable& o) {
       return o.prefix == t.prefix && o.checkpoint_ops == t.checkpoint_ops && o.comm == t.comm &&
-             o.comm_per_step == t.comm_per_step;
+             o.comm_per_step == t.comm_per_step && o.comm_ctas == t.comm_ctas;
     });
     stage_table_[stage] = static_cast<std::uint32_t>(same - tables_.begin());
     if (same == tables_.end()) tables_.push_back(std::move(t));
@@ -319,6 +331,14 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
       return GpuOp::wait_stream(step * t.comm_per_step + it->offset + it->count, wait_label(comm_class(op)));
   }
   return expand(op, gpu, src->sub, job_->compute(), storage_targets_, collectives_);
+}
+
+SimTime TrainingProgram::contended_ps(std::uint32_t gpu, SimTime duration) const {
+  if (gpu >= job_->world_size()) return duration;
+  const std::uint32_t ctas = table(job_->stage_of(gpu)).comm_ctas;
+  if (ctas == 0 || ctas >= sms_) return duration;
+  const std::uint64_t free = sms_ - ctas;  // rounded up: sms / (sms - CTAs) times as long
+  return (duration * sms_ + free - 1) / free;
 }
 
 std::optional<cluster::GpuOp> TrainingProgram::comm_op(std::uint32_t gpu, std::uint64_t index) const {

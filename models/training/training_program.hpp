@@ -80,10 +80,18 @@ cluster::GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t 
 
 class TrainingProgram final : public cluster::GpuProgram {
  public:
+  // `comm_max_channels` (overlap_grad_reduce only): NCCL's channel limit for the communication stream's
+  // collectives (the cluster's GPUs per node: one ring per rail, as `warpsim collective`); each channel is
+  // one CTA, and compute ops that start while stream 1 communicates run sms / (sms - CTAs) times longer.
+  // 0 = no such slowdown.
   TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
-                  std::uint32_t storage_targets, std::uint32_t disabled = 0);
+                  std::uint32_t storage_targets, std::uint32_t disabled = 0,
+                  std::uint32_t comm_max_channels = 0);
   std::optional<cluster::GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
   bool has_comm_stream() const override { return overlap_; }
+  SimTime contended_ps(std::uint32_t gpu, SimTime duration) const override;
+  // CTAs the communication stream's collectives take on a GPU of `stage` (0 = no slowdown).
+  std::uint32_t comm_ctas(std::uint32_t stage) const { return table(stage).comm_ctas; }
   std::optional<cluster::GpuOp> comm_op(std::uint32_t gpu, std::uint64_t index) const override;
 
   std::uint32_t steps() const { return steps_; }
@@ -114,6 +122,7 @@ class TrainingProgram final : public cluster::GpuProgram {
     std::uint64_t checkpoint_ops = 0;   // expanded ops of the checkpoint write
     std::vector<CommBucket> comm;       // overlap_grad_reduce: stream 1's buckets, in order
     std::uint64_t comm_per_step = 0;    // stream 1's ops per step
+    std::uint32_t comm_ctas = 0;        // NCCL CTAs of stream 1's collectives (the largest bucket's)
   };
   const StageTable& table(std::uint32_t stage) const { return tables_[stage_table_[stage]]; }
   std::uint64_t step_start(const StageTable& t, std::uint32_t step) const;  // expanded index
@@ -122,7 +131,8 @@ class TrainingProgram final : public cluster::GpuProgram {
   std::uint32_t steps_;
   std::uint32_t storage_targets_;
   std::uint32_t disabled_;
-  bool overlap_ = false;  // training.overlap_grad_reduce
+  bool overlap_ = false;   // training.overlap_grad_reduce
+  std::uint32_t sms_ = 0;  // the GPU's streaming multiprocessors
   CollectiveOptions collectives_;
   std::vector<StageTable> tables_;
   std::vector<std::uint32_t> stage_table_;  // [stage] -> index into tables_

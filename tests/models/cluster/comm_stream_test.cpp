@@ -32,8 +32,10 @@ class OneStream final : public GpuProgram {
 // `serial`: stream 1 first waits for stream 0's compute (op 0), as a reduce must wait for its gradients.
 class TwoStreams final : public GpuProgram {
  public:
-  TwoStreams(SimTime compute_ps, bool serial) : compute_ps_(compute_ps), serial_(serial) {}
+  TwoStreams(SimTime compute_ps, bool serial, SimTime contended_factor = 1)
+      : compute_ps_(compute_ps), serial_(serial), factor_(contended_factor) {}
   bool has_comm_stream() const override { return true; }
+  SimTime contended_ps(std::uint32_t, SimTime duration) const override { return duration * factor_; }
   std::optional<GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override {
     if (gpu != 0 && gpu != 2) return std::nullopt;
     // Stream 1's last op is its Wait: index 1, or 2 behind the serializing kWaitStream.
@@ -53,6 +55,7 @@ class TwoStreams final : public GpuProgram {
  private:
   SimTime compute_ps_;
   bool serial_;
+  SimTime factor_;
 };
 
 SimTime blocked(const GpuLp::WaitClock& c) {
@@ -90,6 +93,29 @@ TEST(CommStream, TransferOverlapsComputeInClosedForm) {
       }
       // The same events as the one-stream transfer, plus the compute op's completion on each GPU.
       EXPECT_EQ(r.result.total.committed, ref.result.total.committed + 2);
+    }
+  }
+}
+
+// A compute op that starts while stream 1 communicates runs contended_ps (here twice) as long: overlapped,
+// the finish is max(2C, T); serialized, the compute ran before the transfer, so C + T as without contention.
+TEST(CommStream, ComputeStartedDuringCommunicationIsContended) {
+  const Ran ref = run(kTwoNodes, std::make_shared<OneStream>());
+  const SimTime t_send = ref.model->gpus().state(0).finish_ps, t_recv = ref.model->gpus().state(2).finish_ps;
+  const SimTime t = std::max(t_send, t_recv);
+  for (const SimTime c : {t / 3, 3 * t}) {
+    for (const bool serial : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "compute " << c << " ps, serial " << serial);
+      const Ran r = run(kTwoNodes, std::make_shared<TwoStreams>(c, serial, 2));
+      ASSERT_TRUE(r.all_done);
+      const GpuLp& gpus = r.model->gpus();
+      for (const auto& [gpu, alone] : {std::pair{0u, t_send}, std::pair{2u, t_recv}}) {
+        SCOPED_TRACE(::testing::Message() << "gpu " << gpu);
+        const SimTime busy = serial ? c : 2 * c;
+        EXPECT_EQ(gpus.state(gpu).busy_ps, busy);
+        EXPECT_EQ(gpus.state(gpu).finish_ps, serial ? c + alone : std::max(busy, alone));
+        EXPECT_EQ(gpus.state(gpu).busy_ps + blocked(gpus.wait_clock(gpu)), gpus.state(gpu).finish_ps);
+      }
     }
   }
 }
