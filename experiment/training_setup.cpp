@@ -34,6 +34,8 @@ TrainingSetup build_training(const spec::ExperimentSpec& exp) {
   s.params = spec::to_cluster_params(exp.cluster());
   s.job = build_job(exp);
   s.steps = std::max<std::uint32_t>(1, exp.simulation().steps());
+  // GPUs per node: NCCL's rail-aligned rings, and one channel per rail bounds the CTAs the overlapped
+  // gradient reduce takes.
   s.program = std::make_shared<const training::TrainingProgram>(s.job, s.steps, s.params.storage_targets, 0,
                                                                 s.params.gpus_per_node);
   s.estimate = workload::estimate_step(s.job);

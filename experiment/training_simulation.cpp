@@ -34,7 +34,7 @@ Simulated simulate_program(const cluster::ClusterParams& params,
       const auto& s = gpus.state(slot);
       const std::uint32_t gpu = model.topology().gpu_of(s.id);
       if (!extent.runs(gpu)) continue;
-      done += static_cast<double>(s.pc);
+      done += static_cast<double>(s.streams[0].pc);
       if (count_total) total += static_cast<double>(extent.size(gpu));
     }
     return total > 0 ? done / total : 0.0;

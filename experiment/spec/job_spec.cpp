@@ -403,6 +403,7 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   if (!st.dp_allreduce_algorithm().empty()) t.dp_allreduce_algorithm = st.dp_allreduce_algorithm();
   t.dp_tree_chunk_bytes = st.dp_tree_chunk_bytes();
   t.allow_hbm_overflow = st.allow_hbm_overflow();
+  t.overlap_grad_reduce = st.overlap_grad_reduce();
 
   p.compute_model = to_compute_model(s.compute_model());
   return p;

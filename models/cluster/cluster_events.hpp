@@ -20,18 +20,29 @@ enum EventKind : std::uint16_t {
   kStorageRequest = 7,  // to a storage target
   kFlowStart = 8,       // flow fidelity, NIC -> flow network: a message starts
   kFlowDone = 9,  // flow fidelity, flow network -> self: a flow's bytes are out (if its version matches)
+  // kGpuSendDone / kGpuRecvArrived of a message of the GPU's communication stream (stream 1).
+  kGpuCommSendDone = 10,
+  kGpuCommRecvArrived = 11,
 };
+
+// The GPU event kinds that tell a stream's send completed / message arrived.
+inline EventKind send_done_kind(std::uint8_t stream) {
+  return stream == 0 ? kGpuSendDone : kGpuCommSendDone;
+}
+inline EventKind recv_arrived_kind(std::uint8_t stream) {
+  return stream == 0 ? kGpuRecvArrived : kGpuCommRecvArrived;
+}
 
 struct GpuEvent {
   std::uint32_t peer = 0;
   std::uint32_t tag = 0;
-  std::uint64_t saved_pc = 0;
-  SimTime saved_finish = 0;
+  std::uint64_t saved_pc = 0;       // stream 0
+  std::uint64_t saved_comm_pc = 0;  // stream 1
   std::uint8_t saved_flags = 0;
-  // Written by forward for commit (the time series): the flags after the event, the ops it ran and the
-  // message bytes they posted.
+  // Written by forward for commit (the time series): the flags after the event, the ops each stream ran and
+  // the message bytes they posted.
   std::uint8_t result_flags = 0;
-  std::uint16_t pad = 0;
+  std::uint16_t comm_ops_run = 0;
   std::uint32_t ops_run = 0;
   std::uint64_t sent_bytes = 0;
 };
@@ -40,7 +51,9 @@ struct TxEvent {
   std::uint32_t src_gpu = 0;
   std::uint32_t dst_gpu = 0;
   std::uint32_t tag = 0;
-  std::uint32_t port = 0;  // written by forward for commit: the egress port the packet left by
+  std::uint16_t port = 0;   // written by forward for commit: the egress port the packet left by
+  std::uint8_t stream = 0;  // the sending (and receiving) GPU stream
+  std::uint8_t pad = 0;
   std::uint64_t msg_bytes = 0;
   std::uint64_t offset = 0;  // bytes of the message already sent
   SimTime saved_busy = 0;
@@ -51,7 +64,8 @@ struct Packet {
   std::uint32_t dst_gpu = 0;
   std::uint32_t tag = 0;
   std::uint32_t bytes = 0;
-  std::uint16_t last = 0;  // 1 on the message's final packet (packets of a flow stay in order)
+  std::uint8_t last = 0;    // 1 on the message's final packet (packets of a flow stay in order)
+  std::uint8_t stream = 0;  // the GPU stream the message belongs to (the peer posts it on the same one)
   // Written by a switch's forward for its commit (the time series): the output port it queued the packet on.
   std::uint16_t saved_port = 0;
   // Serialization time of the packet on the link it arrived by (saturated): a cut-through switch started
@@ -73,7 +87,8 @@ struct FlowStart {
   std::uint32_t src_gpu = 0;
   std::uint32_t dst_gpu = 0;
   std::uint32_t tag = 0;
-  std::uint32_t pad = 0;
+  std::uint8_t stream = 0;  // the GPU stream the message belongs to
+  std::uint8_t pad[3] = {};
   std::uint64_t bytes = 0;
 };
 

@@ -89,11 +89,12 @@ void FlowNetworkLp::detach(State& s, const FlowId& id, const Flow& f) {
 }
 
 void FlowNetworkLp::notify(LpContext& ctx, const Flow& f) const {
-  ctx.send(topo_.gpu_lp(f.src_gpu), topo_.params().injection_latency_ps, kGpuSendDone, GpuEvent{});
+  ctx.send(topo_.gpu_lp(f.src_gpu), topo_.params().injection_latency_ps, send_done_kind(f.stream),
+           GpuEvent{});
   GpuEvent arrived;
   arrived.peer = f.src_gpu;
   arrived.tag = f.tag;
-  ctx.send(topo_.gpu_lp(f.dst_gpu), f.tail_latency_ps, kGpuRecvArrived, arrived);
+  ctx.send(topo_.gpu_lp(f.dst_gpu), f.tail_latency_ps, recv_arrived_kind(f.stream), arrived);
 }
 
 void FlowNetworkLp::start(State& s, LpContext& ctx, Txn& txn) {
@@ -103,6 +104,7 @@ void FlowNetworkLp::start(State& s, LpContext& ctx, Txn& txn) {
   f.src_gpu = m.src_gpu;
   f.dst_gpu = m.dst_gpu;
   f.tag = m.tag;
+  f.stream = m.stream;
   f.bytes = m.bytes;
   f.remaining_bytes = static_cast<double>(m.bytes);
   f.updated_ps = ctx.now();

@@ -57,6 +57,7 @@ struct FlowNetworkTypes {
     SimTime tail_latency_ps = 0;  // last byte out -> receiving GPU told
     std::uint64_t bytes = 0;
     std::uint32_t hops = 0;
+    std::uint8_t stream = 0;  // the GPU stream the message belongs to
     std::array<LinkKey, kMaxHops> path{};
     // Scratch of reallocate(), not state (never saved, digested or compared): the path's link records
     // (set by attach(), valid while the flow is attached) and the marks and rate of the current pass.

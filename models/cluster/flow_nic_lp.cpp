@@ -18,6 +18,7 @@ void FlowNicLp::forward(std::uint32_t slot, LpContext& ctx) {
   m.src_gpu = tx.src_gpu;
   m.dst_gpu = tx.dst_gpu;
   m.tag = tx.tag;
+  m.stream = tx.stream;
   m.bytes = tx.msg_bytes;
   ctx.send(topo_.flow_network_lp(), first.link.latency_ps, kFlowStart, m);
   ++s.messages_tx;

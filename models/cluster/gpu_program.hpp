@@ -2,6 +2,10 @@
 // (g, i), generated lazily on the rank that owns the GPU (no global trace), so the GPU LP only keeps a
 // program counter and reverse computation just steps it back. Workloads (training steps, collectives,
 // micro-benchmarks) implement GpuProgram.
+//
+// A GPU runs up to two streams, like CUDA streams: stream 0 (the compute stream, `op`) and, for programs that
+// have one, stream 1 (the communication stream NCCL's kernels run on while compute goes on, `comm_op`).
+// Stream 1 holds no compute or storage ops; the streams order themselves against each other with kWaitStream.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +21,10 @@ enum class OpKind : std::uint8_t {
   kRecv,     // posts a receive of the message (peer, tag); non-blocking
   kWait,     // blocks until every posted send has left the NIC and every posted receive has arrived
   kStorage,  // posts a request of `bytes` to storage target `peer` (tag 1 = write, 0 = read); non-blocking
+  // Blocks until the GPU's OTHER stream has completed its op at index `bytes` (a compute op completes when it
+  // finishes, any other op when the stream has run it). Naming an index of the other stream, rather than a
+  // signal counter, keeps the streams' coupling free of extra state (nothing to reverse or checkpoint).
+  kWaitStream,
 };
 
 // Labels a workload may put on its Waits (what the wait is for); the GPU LP adds up, per label, the time its
@@ -25,7 +33,7 @@ inline constexpr std::uint32_t kWaitLabels = 8;
 
 struct GpuOp {
   OpKind kind = OpKind::kWait;
-  std::uint8_t wait_label = 0;  // kWait: < kWaitLabels, see above
+  std::uint8_t wait_label = 0;  // kWait, kWaitStream: < kWaitLabels, see above
   std::uint32_t peer = 0;
   std::uint32_t tag = 0;
   std::uint64_t bytes = 0;
@@ -48,6 +56,11 @@ struct GpuOp {
     op.wait_label = label;
     return op;
   }
+  // Waits for the other stream's op `other_index` (see OpKind::kWaitStream); labelled like a Wait.
+  static GpuOp wait_stream(std::uint64_t other_index, std::uint8_t label = 0) {
+    GpuOp op{OpKind::kWaitStream, label, 0, 0, other_index, 0};
+    return op;
+  }
   static GpuOp storage(std::uint32_t target, std::uint64_t bytes, bool write) {
     return {OpKind::kStorage, 0, target, write ? 1u : 0u, bytes, 0};
   }
@@ -59,6 +72,15 @@ class GpuProgram {
   // The op at `index` of GPU `gpu`, or nullopt once the GPU's program has ended (for this and every later
   // index). Must be deterministic and cheap: reverse handlers call it again.
   virtual std::optional<GpuOp> op(std::uint32_t gpu, std::uint64_t index) const = 0;
+  // Whether the program has a communication stream (stream 1). Asked once; a program without one runs, and
+  // counts events, exactly as a one-stream GPU.
+  virtual bool has_comm_stream() const { return false; }
+  // The op at `index` of GPU `gpu`'s stream 1, or nullopt past its end; the same contract as op().
+  virtual std::optional<GpuOp> comm_op(std::uint32_t, std::uint64_t) const { return std::nullopt; }
+  // How long a compute op of `duration` takes on GPU `gpu` when it starts while stream 1 has communication
+  // in flight (a send not yet left or a receive not yet arrived): NCCL's kernels occupy SMs the compute
+  // kernel then lacks. Default: no slowdown. Must be deterministic (reverse handlers call it again).
+  virtual SimTime contended_ps(std::uint32_t, SimTime duration) const { return duration; }
 };
 
 // A program in which no GPU does anything (the default).

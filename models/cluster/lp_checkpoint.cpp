@@ -1,6 +1,7 @@
 // Checkpoint save/load of the cluster LP types' states (docs/checkpoint.md). Each writes its State field by
 // field (no struct padding in the file) and load() refuses a record of another LP. Kept in one file so the
 // hardware models' handlers stay free of serialization code.
+#include <array>
 #include <cstdint>
 #include <istream>
 #include <ostream>
@@ -29,10 +30,14 @@ void GpuLp::save(std::uint32_t slot, std::ostream& out) const {
   const State& s = state(slot);
   put(out, s.id);
   put(out, s.gpu);
-  put(out, s.pc);
-  put(out, s.pending);
-  put(out, s.unmatched);
+  for (const GpuStream& st : s.streams) {
+    put(out, st.pc);
+    put(out, st.pending);
+    put(out, st.unmatched);
+    put<std::uint8_t>(out, st.ended);
+  }
   put<std::uint8_t>(out, s.computing);
+  put<std::uint8_t>(out, s.contended);
   put<std::uint8_t>(out, s.done);
   put(out, s.finish_ps);
   put(out, s.busy_ps);
@@ -44,11 +49,12 @@ void GpuLp::save(std::uint32_t slot, std::ostream& out) const {
     put(out, key);
     put(out, count);
   }
-  const WaitClock& c = clocks_[slot];
-  put(out, c.since);
-  put(out, c.label);
-  put<std::uint8_t>(out, c.open);
-  for (SimTime t : c.blocked_ps) put(out, t);
+  for (const WaitClock* c : {&clocks_[slot], &comm_clocks_[slot]}) {
+    put(out, c->since);
+    put(out, c->label);
+    put<std::uint8_t>(out, c->open);
+    for (SimTime t : c->blocked_ps) put(out, t);
+  }
 }
 
 void GpuLp::load(std::uint32_t slot, std::istream& in) {
@@ -57,10 +63,14 @@ void GpuLp::load(std::uint32_t slot, std::istream& in) {
   s.id = state(slot).id;
   s.gpu = get<std::uint32_t>(in);
   if (s.gpu != state(slot).gpu) throw CheckpointError("checkpoint data is malformed: GPU index differs");
-  s.pc = get<std::uint64_t>(in);
-  s.pending = get<std::uint32_t>(in);
-  s.unmatched = get<std::uint32_t>(in);
+  for (GpuStream& st : s.streams) {
+    st.pc = get<std::uint64_t>(in);
+    st.pending = get<std::uint32_t>(in);
+    st.unmatched = get<std::uint32_t>(in);
+    st.ended = get<std::uint8_t>(in) != 0;
+  }
   s.computing = get<std::uint8_t>(in) != 0;
+  s.contended = get<std::uint8_t>(in) != 0;
   s.done = get<std::uint8_t>(in) != 0;
   s.finish_ps = get<SimTime>(in);
   s.busy_ps = get<SimTime>(in);
@@ -72,15 +82,18 @@ void GpuLp::load(std::uint32_t slot, std::istream& in) {
     const auto key = get<std::uint64_t>(in);
     s.balance.emplace_hint(s.balance.end(), key, get<std::int32_t>(in));
   }
-  WaitClock c;
-  c.since = get<SimTime>(in);
-  c.label = get<std::uint8_t>(in);
-  if (c.label >= kWaitLabels)
-    throw CheckpointError("checkpoint data is malformed: GPU wait label out of range");
-  c.open = get<std::uint8_t>(in) != 0;
-  for (SimTime& t : c.blocked_ps) t = get<SimTime>(in);
+  std::array<WaitClock, 2> c;
+  for (WaitClock& w : c) {
+    w.since = get<SimTime>(in);
+    w.label = get<std::uint8_t>(in);
+    if (w.label >= kWaitLabels)
+      throw CheckpointError("checkpoint data is malformed: GPU wait label out of range");
+    w.open = get<std::uint8_t>(in) != 0;
+    for (SimTime& t : w.blocked_ps) t = get<SimTime>(in);
+  }
   mutable_state(slot) = std::move(s);
-  clocks_[slot] = c;
+  clocks_[slot] = c[0];
+  comm_clocks_[slot] = c[1];
 }
 
 void NicLp::save(std::uint32_t slot, std::ostream& out) const {
@@ -186,6 +199,7 @@ void FlowNetworkLp::save(std::uint32_t slot, std::ostream& out) const {
     put(out, f.tail_latency_ps);
     put(out, f.bytes);
     put(out, f.hops);
+    put(out, f.stream);
     for (std::uint32_t h = 0; h < f.hops; ++h) put(out, f.path[h]);
   }
 }
@@ -212,6 +226,8 @@ void FlowNetworkLp::load(std::uint32_t slot, std::istream& in) {
     f.tail_latency_ps = get<SimTime>(in);
     f.bytes = get<std::uint64_t>(in);
     f.hops = get<std::uint32_t>(in);
+    f.stream = get<std::uint8_t>(in);
+    if (f.stream > 1) throw CheckpointError("checkpoint data is malformed: flow stream out of range");
     if (f.hops > kMaxHops)
       throw CheckpointError("checkpoint data is malformed: flow path longer than kMaxHops");
     for (std::uint32_t h = 0; h < f.hops; ++h) f.path[h] = get<LinkKey>(in);

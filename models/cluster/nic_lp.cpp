@@ -26,7 +26,7 @@ void NicLp::forward(std::uint32_t slot, LpContext& ctx) {
     const std::uint64_t bytes = packet_size(tx, topo_.params().packet_bytes);
     const SimTime ser = serialization_ps(bytes, peer.link.bandwidth_gbps);
     tx.saved_busy = s.busy_until[port];
-    tx.port = port;
+    tx.port = static_cast<std::uint16_t>(port);  // a NIC has a handful of ports
     const SimTime done = std::max(now, s.busy_until[port]) + ser;
     s.busy_until[port] = done;
     s.bytes_tx += bytes;
@@ -39,12 +39,13 @@ void NicLp::forward(std::uint32_t slot, LpContext& ctx) {
     p.tag = tx.tag;
     p.bytes = static_cast<std::uint32_t>(bytes);
     p.last = last ? 1 : 0;
+    p.stream = tx.stream;
     p.in_ser_ps = saturated_ps(ser);
     ctx.send(peer.lp, done - now + peer.link.latency_ps, kPacket, p);
     if (last) {
       ++s.messages_tx;
-      ctx.send(topo_.gpu_lp(tx.src_gpu), done - now + topo_.params().injection_latency_ps, kGpuSendDone,
-               GpuEvent{});
+      ctx.send(topo_.gpu_lp(tx.src_gpu), done - now + topo_.params().injection_latency_ps,
+               send_done_kind(tx.stream), GpuEvent{});
     } else {
       TxEvent next = tx;
       next.offset += bytes;
@@ -60,7 +61,8 @@ void NicLp::forward(std::uint32_t slot, LpContext& ctx) {
       GpuEvent arrived;
       arrived.peer = p.src_gpu;
       arrived.tag = p.tag;
-      ctx.send(topo_.gpu_lp(p.dst_gpu), topo_.params().injection_latency_ps, kGpuRecvArrived, arrived);
+      ctx.send(topo_.gpu_lp(p.dst_gpu), topo_.params().injection_latency_ps, recv_arrived_kind(p.stream),
+               arrived);
     }
   } else {
     throw std::logic_error("nic: unexpected event kind " + std::to_string(ctx.kind()));

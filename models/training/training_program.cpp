@@ -2,12 +2,15 @@
 #include "models/training/training_program.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
 #include "engine/hash.hpp"
 #include "models/cluster/ring_order.hpp"
+#include "models/cluster/nccl_tuning.hpp"
 #include "models/training/tree_schedule.hpp"
+#include "models/workload/grad_buckets.hpp"
 
 namespace warpsim::training {
 
@@ -279,6 +282,10 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
   if (!job_) throw std::invalid_argument("TrainingProgram: null job");
   collectives_ = collective_options(*job_);
   collectives_.gpus_per_node = gpus_per_node;
+  overlap_ = job_->params().training.overlap_grad_reduce;
+  sms_ = static_cast<std::uint32_t>(job_->gpu().sms);
+  // NCCL's channel limit for the communication stream's collectives: one ring per rail, as `warpsim collective`.
+  const std::uint32_t comm_max_channels = gpus_per_node;
   if (steps_ == 0) throw std::invalid_argument("TrainingProgram: steps must be >= 1");
   const std::uint32_t stages = job_->degrees().pp;
   stage_table_.resize(stages);
@@ -288,15 +295,45 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
     StageTable t;
     const std::uint64_t per_step = prog.ops_per_step();
     t.prefix.resize(per_step + 1);
+    // overlap_grad_reduce: the step-end ops from `tail` on; the buckets' ready ops (workload indices).
+    const std::uint64_t tail = job_->slot_offset(stage, job_->schedule().slots_per_stage());
+    std::vector<std::uint64_t> ready;
+    if (overlap_) ready = workload::grad_ready_ops(*job_, stage);
+    std::size_t bucket = 0;
     for (std::uint64_t k = 0; k < per_step; ++k) {
-      t.prefix[k + 1] = t.prefix[k] + expanded_count(prog.op(k), storage_targets_, disabled_, collectives_);
+      std::uint64_t n = expanded_count(prog.op(k), storage_targets_, disabled_, collectives_);
+      if (overlap_ && k >= tail && workload::is_grad_reduce(job_->step_end_ops(stage)[k - tail])) {
+        // Resolved below, once the prefix holds the ready op's expansion.
+        if (n != 0) t.comm.push_back({k, ready[bucket], t.comm_per_step, n});
+        t.comm_per_step += n != 0 ? 1 + n : 0;
+        n = n != 0 ? 1 : 0;  // stream 0 keeps one WaitStream
+        ++bucket;
+      }
+      t.prefix[k + 1] = t.prefix[k] + n;
+    }
+    // NCCL launches one CTA per channel (src/enqueue.cc); the channel count follows the bucket's size.
+    if (comm_max_channels != 0) {
+      for (const CommBucket& b : t.comm) {
+        const workload::Op w = prog.op(b.workload_op);
+        t.comm_ctas = std::max(t.comm_ctas,
+                               cluster::nccl_channels(cluster::Algorithm::kRing, cluster::Protocol::kSimple,
+                                                      w.group.size(), w.comm_bytes, comm_max_channels));
+      }
+    }
+    // A bucket waits for the last expanded op of its ready workload op (or the last op before it, where
+    // that expands to nothing).
+    for (CommBucket& b : t.comm) {
+      const std::uint64_t end = t.prefix[b.ready_op + 1];
+      if (end == 0) throw std::logic_error("TrainingProgram: a gradient bucket ready before any op");
+      b.ready_op = end - 1;
     }
     workload::Op ckpt;
     ckpt.kind = OpKind::kCheckpointWrite;
     t.checkpoint_ops = expanded_count(ckpt, storage_targets_, disabled_);
     // Middle stages usually have identical tables: keep one copy.
     const auto same = std::find_if(tables_.begin(), tables_.end(), [&](const StageTable& o) {
-      return o.prefix == t.prefix && o.checkpoint_ops == t.checkpoint_ops;
+      return o.prefix == t.prefix && o.checkpoint_ops == t.checkpoint_ops && o.comm == t.comm &&
+             o.comm_per_step == t.comm_per_step && o.comm_ctas == t.comm_ctas;
     });
     stage_table_[stage] = static_cast<std::uint32_t>(same - tables_.begin());
     if (same == tables_.end()) tables_.push_back(std::move(t));
@@ -335,7 +372,48 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
   const auto src = source(gpu, index);
   if (!src) return std::nullopt;
   const workload::GpuProgram prog(job_, gpu, steps_);
-  return expand(prog.op(src->workload_index), gpu, src->sub, job_->compute(), storage_targets_, collectives_);
+  const workload::Op op = prog.op(src->workload_index);
+  if (overlap_ && op.kind == OpKind::kCollective && op.phase == workload::Phase::kGradSync) {
+    const StageTable& t = table(job_->stage_of(gpu));
+    const std::uint64_t ops = t.prefix.size() - 1;
+    const auto every = job_->params().training.checkpoint_interval_steps;
+    const std::uint64_t step = op.step;
+    const std::uint64_t k = src->workload_index - (step * ops + (every ? step / every : 0));
+    const auto it =
+        std::find_if(t.comm.begin(), t.comm.end(), [&](const CommBucket& b) { return b.workload_op == k; });
+    // Stream 0 waits for the end of the bucket's reduce on stream 1.
+    if (it != t.comm.end())
+      return GpuOp::wait_stream(step * t.comm_per_step + it->offset + it->count, wait_label(comm_class(op)));
+  }
+  return expand(op, gpu, src->sub, job_->compute(), storage_targets_, collectives_);
+}
+
+SimTime TrainingProgram::contended_ps(std::uint32_t gpu, SimTime duration) const {
+  if (gpu >= job_->world_size()) return duration;
+  const std::uint32_t ctas = table(job_->stage_of(gpu)).comm_ctas;
+  if (ctas == 0 || ctas >= sms_) return duration;
+  const std::uint64_t free = sms_ - ctas;  // rounded up: sms / (sms - CTAs) times as long
+  return (duration * sms_ + free - 1) / free;
+}
+
+std::optional<cluster::GpuOp> TrainingProgram::comm_op(std::uint32_t gpu, std::uint64_t index) const {
+  if (!overlap_ || gpu >= job_->world_size()) return std::nullopt;
+  const StageTable& t = table(job_->stage_of(gpu));
+  if (t.comm_per_step == 0) return std::nullopt;
+  const std::uint64_t step = index / t.comm_per_step;
+  if (step >= steps_) return std::nullopt;
+  const std::uint64_t local = index % t.comm_per_step;
+  // The bucket whose ops cover `local`: the last one starting at or before it.
+  const auto it =
+      std::prev(std::upper_bound(t.comm.begin(), t.comm.end(), local,
+                                 [](std::uint64_t x, const CommBucket& b) { return x < b.offset; }));
+  const std::uint64_t sub = local - it->offset;
+  if (sub == 0) return GpuOp::wait_stream(step_start(t, static_cast<std::uint32_t>(step)) + it->ready_op);
+  const std::uint64_t ops = t.prefix.size() - 1;
+  const auto every = job_->params().training.checkpoint_interval_steps;
+  const workload::GpuProgram prog(job_, gpu, steps_);
+  const workload::Op op = prog.op(step * ops + (every ? step / every : 0) + it->workload_op);
+  return expand(op, gpu, sub - 1, job_->compute(), storage_targets_, collectives_);
 }
 
 }  // namespace warpsim::training

@@ -16,7 +16,11 @@
 //   checkpoint      -> Storage write to target (rank mod targets), Wait; nothing without storage targets
 //   data read       -> Storage read from target (rank mod targets), no Wait: the next Wait (the following
 //                      collective or receive) waits for it; nothing without storage targets
-// so op i of GPU g stays a pure function of (g, i): a per-stage prefix table of expanded op counts over one
+// With training.overlap_grad_reduce, each step-end data-parallel/expert-data gradient bucket moves to the
+// GPU's communication stream (stream 1): there it is [WaitStream for stream 0's op after which the bucket's
+// gradients exist (grad_buckets.hpp), the bucket's expansion above], and on stream 0 it becomes one
+// WaitStream for the end of its expansion on stream 1 (so the optimizer step waits for every bucket).
+// So op i of GPU g stays a pure function of (g, i): a per-stage prefix table of expanded op counts over one
 // step (stages with identical tables share one) locates the workload op, whose expansion is arithmetic.
 // Memory is O(ops per step x distinct stage shapes), independent of the number of GPUs. GPUs beyond the
 // job's world size are idle.
@@ -95,10 +99,18 @@ cluster::GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t 
 
 class TrainingProgram final : public cluster::GpuProgram {
  public:
-  // gpus_per_node: see CollectiveOptions (0 = flat rings).
+  // gpus_per_node (0 = unknown): the rail-aligned rings of CollectiveOptions, and (overlap_grad_reduce only)
+  // NCCL's channel limit for the communication stream's collectives (one ring per rail, as `warpsim
+  // collective`); each channel is one CTA, and compute ops that start while stream 1 communicates run
+  // sms / (sms - CTAs) times longer. 0: flat rings and no such slowdown.
   TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
                   std::uint32_t storage_targets, std::uint32_t disabled = 0, std::uint32_t gpus_per_node = 0);
   std::optional<cluster::GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
+  bool has_comm_stream() const override { return overlap_; }
+  SimTime contended_ps(std::uint32_t gpu, SimTime duration) const override;
+  // CTAs the communication stream's collectives take on a GPU of `stage` (0 = no slowdown).
+  std::uint32_t comm_ctas(std::uint32_t stage) const { return table(stage).comm_ctas; }
+  std::optional<cluster::GpuOp> comm_op(std::uint32_t gpu, std::uint64_t index) const override;
 
   std::uint32_t steps() const { return steps_; }
   const workload::Job& job() const { return *job_; }
@@ -114,9 +126,21 @@ class TrainingProgram final : public cluster::GpuProgram {
   std::optional<Source> source(std::uint32_t gpu, std::uint64_t index) const;
 
  private:
+  // A gradient bucket on the communication stream (overlap_grad_reduce): per step, its ops start at
+  // `offset` (the WaitStream), the bucket's `count` expanded ops follow.
+  struct CommBucket {
+    std::uint64_t workload_op = 0;  // the bucket's workload op, index within the step
+    std::uint64_t ready_op = 0;     // stream 0's expanded op (index within the step) the bucket waits for
+    std::uint64_t offset = 0;
+    std::uint64_t count = 0;
+    bool operator==(const CommBucket&) const = default;
+  };
   struct StageTable {
     std::vector<std::uint64_t> prefix;  // prefix[k] = expanded ops of the step's workload ops [0, k)
     std::uint64_t checkpoint_ops = 0;   // expanded ops of the checkpoint write
+    std::vector<CommBucket> comm;       // overlap_grad_reduce: stream 1's buckets, in order
+    std::uint64_t comm_per_step = 0;    // stream 1's ops per step
+    std::uint32_t comm_ctas = 0;        // NCCL CTAs of stream 1's collectives (the largest bucket's)
   };
   const StageTable& table(std::uint32_t stage) const { return tables_[stage_table_[stage]]; }
   std::uint64_t step_start(const StageTable& t, std::uint32_t step) const;  // expanded index
@@ -125,6 +149,8 @@ class TrainingProgram final : public cluster::GpuProgram {
   std::uint32_t steps_;
   std::uint32_t storage_targets_;
   std::uint32_t disabled_;
+  bool overlap_ = false;   // training.overlap_grad_reduce
+  std::uint32_t sms_ = 0;  // the GPU's streaming multiprocessors
   CollectiveOptions collectives_;
   std::vector<StageTable> tables_;
   std::vector<std::uint32_t> stage_table_;  // [stage] -> index into tables_

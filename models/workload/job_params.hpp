@@ -94,6 +94,10 @@ struct TrainingParams {
   // Accept a job whose estimated peak memory per GPU (memory_estimate.hpp) exceeds the GPU's HBM capacity;
   // false: Job's constructor refuses it.
   bool allow_hbm_overflow = false;
+  // Reduce each data-parallel (and expert-data) gradient bucket on the GPU's communication stream as soon as
+  // the last micro-batch's backward produced it, overlapping the backward (grad_buckets.hpp). Default off,
+  // as Megatron-LM's --overlap-grad-reduce (docs/workload.md).
+  bool overlap_grad_reduce = false;
 };
 
 // Compute-time model overrides (compute_model.hpp); unset = the EfficiencyParams the Job is given.

@@ -208,5 +208,53 @@ TEST(ClusterOracle, HierarchicalReduceScatterAllGatherAndBroadcasts) {
                                              GpuGroup{0, 16, 1}, 256 << 10, 32 << 10, 4));
 }
 
+// Two streams: each GPU computes on stream 0 while stream 1 runs a ring all-reduce that waits for the first
+// compute op (the gradients it reduces), and stream 0 waits for the all-reduce before its last compute op.
+class OverlappedAllReduce final : public GpuProgram {
+ public:
+  OverlappedAllReduce(std::shared_ptr<const CollectiveProgram> coll, std::uint32_t gpus)
+      : coll_(std::move(coll)) {
+    for (std::uint32_t g = 0; g < gpus; ++g) {
+      std::uint64_t n = 0;
+      while (coll_->op(g, n)) ++n;
+      comm_ops_.push_back(n + 1);
+    }
+  }
+  bool has_comm_stream() const override { return true; }
+  std::optional<GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override {
+    if (gpu >= comm_ops_.size()) return std::nullopt;
+    const SimTime us = kPicosPerMicro;
+    switch (index) {
+      case 0:
+        return GpuOp::compute((3 + gpu % 5) * us);
+      case 1:
+        return GpuOp::compute(20 * us);
+      case 2:
+        return GpuOp::wait_stream(comm_ops_[gpu] - 1, 2);
+      case 3:
+        return GpuOp::compute(7 * us);
+      default:
+        return std::nullopt;
+    }
+  }
+  std::optional<GpuOp> comm_op(std::uint32_t gpu, std::uint64_t index) const override {
+    if (gpu >= comm_ops_.size()) return std::nullopt;
+    if (index == 0) return GpuOp::wait_stream(0);
+    return coll_->op(gpu, index - 1);
+  }
+
+ private:
+  std::shared_ptr<const CollectiveProgram> coll_;
+  std::vector<std::uint64_t> comm_ops_;
+};
+
+TEST(ClusterOracle, CommStreamOverlapsAnAllReduceWithCompute) {
+  const ClusterParams p = example("fat_tree_2tier_16gpu.textproto");
+  const auto ring = std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kRing,
+                                                        GpuGroup{0, 16, 1}, 256 << 10);
+  check_against_sequential(p, std::make_shared<OverlappedAllReduce>(ring, 16));
+  check_against_sequential(flow(p), std::make_shared<OverlappedAllReduce>(ring, 16));
+}
+
 }  // namespace
 }  // namespace warpsim::cluster

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "experiment/spec/experiment_spec.hpp"
 #include "experiment/spec/job_spec.hpp"
@@ -148,6 +149,67 @@ TEST_P(TrainingProgramTest, ExpansionIsCompleteAndMatched) {
   // Data-loader reads: every GPU of the first and last stage, once per step.
   const std::uint32_t loaders = job->degrees().pp > 1 ? 2 : 1;
   EXPECT_EQ(storage_reads, std::uint64_t{kSteps} * loaders * job->pipeline_stride());
+}
+
+// training.overlap_grad_reduce moves the data-parallel/expert-data gradient buckets to stream 1 and changes
+// nothing else: the same messages over both streams as without overlap; stream 1 has only communication and
+// WaitStreams; each bucket waits on stream 1 for a stream-0 op that comes before the stream-0 WaitStream for
+// that bucket (so neither stream can wait for the other in a cycle); every WaitStream names an existing op.
+TEST_P(TrainingProgramTest, OverlapMovesGradBucketsToTheCommStream) {
+  spec::JobSpec js = small_job();
+  GetParam().edit(js);
+  js.set_world_size_gpus(0);
+  js = spec::normalized(js);
+  spec::validate_job_spec(js);
+  workload::JobParams params = spec::to_job_params(js);
+  const auto plain_job = std::make_shared<const workload::Job>(params);
+  params.training.overlap_grad_reduce = true;
+  const auto job = std::make_shared<const workload::Job>(params);
+  constexpr std::uint32_t kSteps = 2, kTargets = 2;
+  const TrainingProgram plain(plain_job, kSteps, kTargets), prog(job, kSteps, kTargets);
+  EXPECT_FALSE(plain.has_comm_stream());
+  EXPECT_TRUE(prog.has_comm_stream());
+  using Message = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>;
+  std::map<Message, long> balance;  // sends/receives: plain minus overlapped
+  const auto count = [&](std::uint32_t g, const cluster::GpuOp& op, long sign) {
+    if (op.kind == cluster::OpKind::kSend) balance[{g, op.peer, op.tag, op.bytes}] += sign;
+    if (op.kind == cluster::OpKind::kRecv) balance[{op.peer, g, op.tag, op.bytes}] -= sign;
+  };
+  std::uint64_t buckets = 0;
+  for (std::uint32_t g = 0; g < job->world_size(); ++g) {
+    for (std::uint64_t i = 0; auto op = plain.op(g, i); ++i) count(g, *op, +1);
+    std::vector<cluster::GpuOp> s0, s1;
+    for (std::uint64_t i = 0; auto op = prog.op(g, i); ++i) s0.push_back(*op);
+    for (std::uint64_t i = 0; auto op = prog.comm_op(g, i); ++i) s1.push_back(*op);
+    for (const auto& op : s0) count(g, op, -1);
+    for (const auto& op : s1) count(g, op, -1);
+    // Stream 1's end -> the stream-0 op that waits for it; stream 1's WaitStreams -> their stream-0 target.
+    std::map<std::uint64_t, std::uint64_t> waited_by;
+    for (std::uint64_t i = 0; i < s0.size(); ++i) {
+      if (s0[i].kind != cluster::OpKind::kWaitStream) continue;
+      ASSERT_LT(s0[i].bytes, s1.size()) << "gpu " << g;
+      ASSERT_EQ(s1[s0[i].bytes].kind, cluster::OpKind::kWait) << "gpu " << g;
+      waited_by[s0[i].bytes] = i;
+    }
+    for (std::uint64_t j = 0; j < s1.size(); ++j) {
+      const auto& op = s1[j];
+      ASSERT_NE(op.kind, cluster::OpKind::kCompute);
+      ASSERT_NE(op.kind, cluster::OpKind::kStorage);
+      if (op.kind != cluster::OpKind::kWaitStream) continue;
+      ++buckets;
+      ASSERT_LT(op.bytes, s0.size()) << "gpu " << g;
+      // The bucket's end: the last op before the next WaitStream (or the stream's end).
+      std::uint64_t end = j + 1;
+      while (end < s1.size() && s1[end].kind != cluster::OpKind::kWaitStream) ++end;
+      ASSERT_TRUE(waited_by.count(end - 1)) << "gpu " << g << ": nothing on stream 0 waits for bucket " << j;
+      EXPECT_LT(op.bytes, waited_by[end - 1]) << "gpu " << g << ": bucket " << j << " waits for a later op";
+    }
+  }
+  for (const auto& [key, b] : balance) {
+    ASSERT_EQ(b, 0) << "message " << std::get<0>(key) << " -> " << std::get<1>(key) << " tag "
+                    << std::get<2>(key) << " differs with overlap";
+  }
+  EXPECT_GT(buckets, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TrainingProgramTest, ::testing::ValuesIn(kVariants),

@@ -15,7 +15,7 @@ trap 'rm -rf "$TMP"' EXIT
 # Keys that describe the run's cost or how it was executed, not the simulated result.
 volatile='^(events processed|events rolled back|efficiency|rollbacks|event rate|wall seconds|peak rss bytes|peak rss bytes total|output file|output seconds|output bytes):'
 summary() { grep -E '^[a-z].*: ' "$1" | grep -Ev "$volatile"; }
-AT_NS=12000000  # 12 ms of simulated time: inside the first of the spec's two ~32 ms steps
+AT_NS=${WARPSIM_CHECKPOINT_AT_NS:-12000000}  # default 12 ms: inside the first of small.textproto's two ~32 ms steps
 
 # check NAME NP SYNC [RESUME_SYNC]: full run vs checkpoint-and-stop + resume in a new process.
 check() {
