@@ -35,7 +35,8 @@ std::string hex(std::uint64_t v) {
 }
 
 // `warpsim run --check`: the experiment's size, without simulating.
-io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const TrainingSetup& t, const RunForecast& f) {
+io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const TrainingSetup& t,
+                                const RunForecast& f) {
   std::uint64_t ops = 0;
   for (std::uint32_t g = 0; g < t.job->world_size(); g += t.job->pipeline_stride()) ops += t.program->size(g);
   io::KeyValueReport report;
@@ -47,8 +48,8 @@ io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const TrainingS
   report.add("estimate step seconds", t.estimate.step_seconds, 6);
   add_memory_report(report, *t.job);
   report.add("lps", f.lps);
-  report.add(f.events_upper_bound ? "predicted events (upper bound, flow fidelity)" : "predicted events", f.events,
-             0);
+  report.add(f.events_upper_bound ? "predicted events (upper bound, flow fidelity)" : "predicted events",
+             f.events, 0);
   report.add("predicted peak rss bytes per rank", f.peak_bytes_per_rank, 0);
   report.add("predicted wall seconds", f.wall_seconds, 1);
   report.add("reference events per second", kReferenceEventsPerSecond, 0);

@@ -2,7 +2,6 @@
 #include "experiment/spec/experiment_spec.hpp"
 #include "experiment/spec/spec_text.hpp"
 
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>

@@ -52,12 +52,14 @@ bool looks_like_json(std::string_view text) {
 std::string read_spec_file(const std::string& path, std::string_view what) {
   const std::string prefix = std::string(what) + " '" + path + "': ";
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw std::invalid_argument(prefix + "is a directory, not a file");
+  if (std::filesystem::is_directory(path, ec))
+    throw std::invalid_argument(prefix + "is a directory, not a file");
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int err = errno;
-    throw std::invalid_argument(prefix + "cannot read (" + (err != 0 ? std::strerror(err) : "open failed") + ")");
+    throw std::invalid_argument(prefix + "cannot read (" + (err != 0 ? std::strerror(err) : "open failed") +
+                                ")");
   }
   std::ostringstream buffer;
   buffer << in.rdbuf();

@@ -21,7 +21,8 @@ bool looks_like_json(std::string_view text);
 // "<what> '<path>': <reason>" (what = "experiment spec", "job spec", ...).
 std::string read_spec_file(const std::string& path, std::string_view what);
 
-// The first error protobuf's text-format parser reports, with its 0-based position (protobuf's own numbering).
+// The first error protobuf's text-format parser reports, with its 0-based position (protobuf's own
+// numbering).
 struct TextFormatError {
   int line = 0;
   int column = 0;
@@ -29,8 +30,8 @@ struct TextFormatError {
   // "line:column" counted from 1, as editors show it.
   std::string position() const { return std::to_string(line + 1) + ":" + std::to_string(column + 1); }
 };
-// Parses `text` (text format only, no BOM handling) into `out`; the first error, or nullopt when it parsed. The
-// one place that collects protobuf's parse errors, which TextFormat would otherwise only log to stderr.
+// Parses `text` (text format only, no BOM handling) into `out`; the first error, or nullopt when it parsed.
+// The one place that collects protobuf's parse errors, which TextFormat would otherwise only log to stderr.
 std::optional<TextFormatError> parse_text_format(std::string_view text, google::protobuf::Message& out);
 
 // Fills `out` from `text` by the rule above; unknown fields are errors. Throws std::invalid_argument

@@ -8,12 +8,12 @@
 #include <memory>
 #include <string>
 
-#include "io/key_value_report.hpp"
-#include "jobs/cli/command_registry.hpp"
-#include "jobs/cli/usage_error.hpp"
 #include "experiment/memory_report.hpp"
 #include "experiment/spec/experiment_spec.hpp"
 #include "experiment/spec/job_spec.hpp"
+#include "io/key_value_report.hpp"
+#include "jobs/cli/command_registry.hpp"
+#include "jobs/cli/usage_error.hpp"
 #include "models/workload/gpu_program.hpp"
 #include "models/workload/measured_table.hpp"
 #include "models/workload/step_estimate.hpp"
@@ -96,8 +96,9 @@ std::function<int()> add_estimate_command(CLI::App& app, const CommandEnv& env) 
   auto o = std::make_shared<EstimateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "estimate", "Compute-only step time of a training job (roofline + pipeline bubble, no network)");
-  cmd->add_option("SPEC", o->spec_path,
-                  "experiment spec (its job) or job spec; protobuf text format, or JSON when it starts with '{'")
+  cmd->add_option(
+         "SPEC", o->spec_path,
+         "experiment spec (its job) or job spec; protobuf text format, or JSON when it starts with '{'")
       ->required();
   cmd->add_option("--measured-table", o->measured_table, "CSV op,flops,time_us overriding the compute model");
   // No captured default: unset means the GPU profile's measured value (docs/gpu-profiles.md).

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "engine/hash.hpp"
-#include "models/cluster/ring_order.hpp"
 #include "models/cluster/nccl_tuning.hpp"
+#include "models/cluster/ring_order.hpp"
 #include "models/training/tree_schedule.hpp"
 #include "models/workload/grad_buckets.hpp"
 
@@ -284,7 +284,8 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
   collectives_.gpus_per_node = gpus_per_node;
   overlap_ = job_->params().training.overlap_grad_reduce;
   sms_ = static_cast<std::uint32_t>(job_->gpu().sms);
-  // NCCL's channel limit for the communication stream's collectives: one ring per rail, as `warpsim collective`.
+  // NCCL's channel limit for the communication stream's collectives: one ring per rail, as `warpsim
+  // collective`.
   const std::uint32_t comm_max_channels = gpus_per_node;
   if (steps_ == 0) throw std::invalid_argument("TrainingProgram: steps must be >= 1");
   const std::uint32_t stages = job_->degrees().pp;
