@@ -255,6 +255,10 @@ void validate_job_spec(const JobSpec& s) {
   require_at_most(t.grad_bucket_bytes(), kMaxBytes, "training.grad_bucket_bytes");
   require_at_most(t.checkpoint_bytes(), kMaxBytes, "training.checkpoint_bytes");
   require_at_most(t.dp_tree_chunk_bytes(), kMaxBytes, "training.dp_tree_chunk_bytes");
+  // A GEMM split in more pieces than this is no longer the kernel the compute model times; the SM count
+  // is checked against the GPU in the training program (below every profile's 108+ SMs here).
+  require_at_most(t.tp_comm_overlap_splits(), 64, "training.tp_comm_overlap_splits");
+  require_at_most(t.tp_comm_overlap_sms(), 64, "training.tp_comm_overlap_sms");
   require_positive(m.num_layers(), "model.num_layers");
   require_positive(m.hidden_size(), "model.hidden_size");
   require_positive(m.ffn_hidden_size(), "model.ffn_hidden_size");
@@ -404,6 +408,9 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   t.dp_tree_chunk_bytes = st.dp_tree_chunk_bytes();
   t.allow_hbm_overflow = st.allow_hbm_overflow();
   t.overlap_grad_reduce = st.overlap_grad_reduce();
+  t.tp_comm_overlap = st.tp_comm_overlap();
+  if (st.tp_comm_overlap_splits() != 0) t.tp_comm_overlap_splits = st.tp_comm_overlap_splits();
+  if (st.tp_comm_overlap_sms() != 0) t.tp_comm_overlap_sms = st.tp_comm_overlap_sms();
 
   p.compute_model = to_compute_model(s.compute_model());
   return p;

@@ -122,7 +122,8 @@ bool GpuLp::advance(State& s, LpContext& ctx, std::uint32_t stream) {
         if (stream != 0) throw std::logic_error("gpu program: a compute op on the communication stream");
         s.computing = true;
         // Stream 1's NCCL kernels hold SMs while its communication is in flight.
-        s.contended = streams_ > 1 && (s.streams[1].pending != 0 || s.streams[1].unmatched != 0);
+        s.contended = streams_ > 1 && (s.streams[1].pending != 0 || s.streams[1].unmatched != 0) &&
+                      program_->comm_contends(s.gpu, s.streams[1].pc);
         const SimTime d = run_ps(s, op.duration_ps);
         s.busy_ps += d;
         ctx.send(ctx.self(), d, kGpuComputeDone, GpuEvent{});

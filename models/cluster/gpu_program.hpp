@@ -81,6 +81,10 @@ class GpuProgram {
   // in flight (a send not yet left or a receive not yet arrived): NCCL's kernels occupy SMs the compute
   // kernel then lacks. Default: no slowdown. Must be deterministic (reverse handlers call it again).
   virtual SimTime contended_ps(std::uint32_t, SimTime duration) const { return duration; }
+  // Whether stream 1's communication, stopped at its op `comm_pc`, takes SMs from compute ops that start
+  // now (contended_ps). False where the program already charged that cost in the compute ops' durations
+  // (e.g. kernels launched with an SM margin), so it is not charged twice.
+  virtual bool comm_contends(std::uint32_t, std::uint64_t) const { return true; }
 };
 
 // A program in which no GPU does anything (the default).

@@ -36,6 +36,7 @@ std::uint32_t collective_tag(const workload::Op& op, std::uint64_t step_index) {
   h = splitmix64_finalize(h ^ (std::uint64_t{static_cast<std::uint8_t>(op.collective)} << 8 |
                                static_cast<std::uint8_t>(op.group_kind)));
   h = splitmix64_finalize(h ^ step_index);
+  if (op.tag != 0) h = splitmix64_finalize(h ^ op.tag);  // a piece of a split collective (tp_comm_overlap)
   return static_cast<std::uint32_t>(h & 0x7fffffffu) | 0x80000000u;
 }
 
@@ -275,6 +276,22 @@ GpuOp expand(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
   return g;
 }
 
+namespace {
+// The layer GEMMs Transformer Engine's userbuffers overlap (qkv, proj, fc1, fc2; forward and backward).
+bool tp_overlap_gemm(const workload::Op& op) {
+  if (op.kind != OpKind::kCompute || !op.gemm.valid()) return false;
+  for (const std::string_view n : {"qkv_fwd", "qkv_bwd", "proj_fwd", "proj_bwd", "mlp_up_fwd", "mlp_up_bwd",
+                                   "mlp_down_fwd", "mlp_down_bwd"})
+    if (op.name == n) return true;
+  return false;
+}
+bool tp_overlap_collective(const workload::Op& op, CollectiveKind kind) {
+  return op.kind == OpKind::kCollective && op.group_kind == workload::GroupKind::kTensor &&
+         op.collective == kind && !op.name.starts_with("pp_") && op.group.size() > 1;
+}
+constexpr std::uint64_t kNoReady = ~std::uint64_t{0};
+}  // namespace
+
 TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
                                  std::uint32_t storage_targets, std::uint32_t disabled,
                                  std::uint32_t gpus_per_node)
@@ -282,8 +299,15 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
   if (!job_) throw std::invalid_argument("TrainingProgram: null job");
   collectives_ = collective_options(*job_);
   collectives_.gpus_per_node = gpus_per_node;
-  overlap_ = job_->params().training.overlap_grad_reduce;
+  const auto& training = job_->params().training;
+  overlap_ = training.overlap_grad_reduce;
+  tp_overlap_ = training.tp_comm_overlap && job_->degrees().sequence_parallel;
+  tp_splits_ = std::max<std::uint32_t>(1, training.tp_comm_overlap_splits);
+  tp_sms_ = training.tp_comm_overlap_sms;
   sms_ = static_cast<std::uint32_t>(job_->gpu().sms);
+  if (tp_overlap_ && tp_sms_ >= sms_)
+    throw std::invalid_argument("training.tp_comm_overlap_sms: " + std::to_string(tp_sms_) +
+                                " is not below the GPU's " + std::to_string(sms_) + " SMs");
   // NCCL's channel limit for the communication stream's collectives: one ring per rail, as `warpsim
   // collective`.
   const std::uint32_t comm_max_channels = gpus_per_node;
@@ -301,32 +325,113 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
     std::vector<std::uint64_t> ready;
     if (overlap_) ready = workload::grad_ready_ops(*job_, stage);
     std::size_t bucket = 0;
+    // One communication stream (the frameworks have one per communicator): a TP piece queued behind a
+    // gradient bucket would wait for its whole reduce. So TP collectives stay on stream 0, unoverlapped, from
+    // the first bucket's ready op on (the last micro-batches' backward), and stream 1 never holds a TP piece
+    // behind a bucket.
+    const std::uint64_t tp_until = ready.empty() ? per_step : *std::min_element(ready.begin(), ready.end());
+    // Stream 1's items before ordering, with what their ready op is: a workload op (gradient buckets; its
+    // last expanded op), or a stream-0 position fixed below (TP pieces: `ready_at` = workload op, `sub`).
+    struct Pending {
+      CommBucket item;
+      std::uint64_t ready_workload = kNoReady;     // gradient bucket
+      std::uint64_t at_op = kNoReady, at_sub = 0;  // TP piece: expanded op `at_sub` of workload op `at_op`;
+                                                   // at_sub == kNoReady: the last op before `at_op`
+    };
+    std::vector<Pending> pending;
     for (std::uint64_t k = 0; k < per_step; ++k) {
-      std::uint64_t n = expanded_count(prog.op(k), storage_targets_, disabled_, collectives_);
+      const workload::Op op = prog.op(k);
+      std::uint64_t n = expanded_count(op, storage_targets_, disabled_, collectives_);
       if (overlap_ && k >= tail && workload::is_grad_reduce(job_->step_end_ops(stage)[k - tail])) {
-        // Resolved below, once the prefix holds the ready op's expansion.
-        if (n != 0) t.comm.push_back({k, ready[bucket], t.comm_per_step, n});
-        t.comm_per_step += n != 0 ? 1 + n : 0;
+        if (n != 0) {
+          Pending p;
+          p.item = {k, 0, 0, n};
+          p.ready_workload = ready[bucket];
+          pending.push_back(p);
+        }
         n = n != 0 ? 1 : 0;  // stream 0 keeps one WaitStream
         ++bucket;
+      } else if (tp_overlap_ && n != 0 && tp_overlap_collective(op, CollectiveKind::kAllGather) &&
+                 k + 1 < per_step && k + 1 < tp_until) {
+        const workload::Op gemm = prog.op(k + 1);
+        const std::uint32_t chunks = op.group.size();
+        if (tp_overlap_gemm(gemm) && ring_steps(op.collective, chunks) + 1 == chunks) {
+          Pending p;
+          p.item = {k, 0, 0, n};
+          p.item.tp = true;
+          p.at_op = k;
+          p.at_sub = kNoReady;
+          t.tp.push_back({k, TpOverride::kGatherGone, 1, 0, pending.size()});
+          t.tp.push_back({k + 1, TpOverride::kGemmAfterGather, chunks, 0, pending.size()});
+          pending.push_back(p);
+          t.prefix[k + 1] = t.prefix[k];
+          t.prefix[k + 2] = t.prefix[k + 1] + 2ull * chunks - 1;
+          ++k;
+          continue;
+        }
+      } else if (tp_overlap_ && n != 0 && tp_overlap_collective(op, CollectiveKind::kReduceScatter) &&
+                 k > 0 && k < tp_until && tp_overlap_gemm(prog.op(k - 1)) &&
+                 (t.tp.empty() || t.tp.back().workload_op != k - 1)) {
+        // The GEMM before it (k - 1) was expanded as one op: redo its prefix entry as chunks.
+        const bool forward = op.phase == workload::Phase::kForward;
+        const std::uint32_t chunks = forward ? tp_splits_ : 2;
+        const std::uint32_t pieces = forward ? tp_splits_ : 1;
+        t.tp.push_back({k - 1, TpOverride::kGemmBeforeScatter, chunks, forward ? 0u : 1u, 0});
+        t.prefix[k] = t.prefix[k - 1] + chunks;
+        for (std::uint32_t j = 0; j < pieces; ++j) {
+          Pending p;
+          p.item = {k, 0, 0, n, pieces, j, true};
+          p.at_op = k - 1;
+          p.at_sub = j;  // forward: piece j after chunk j; backward: the one piece after chunk 0
+          pending.push_back(p);
+        }
+        t.tp.push_back({k, TpOverride::kScatterWait, 1, 0, pending.size() - 1});
+        n = 1;
       }
       t.prefix[k + 1] = t.prefix[k] + n;
     }
+    // Each item's ready op as a stream-0 index within the step; then stream 1's order: by ready op (stable),
+    // so a stream-0 WaitStream never waits for an item queued behind one whose ready op comes later.
+    for (Pending& p : pending) {
+      if (p.ready_workload != kNoReady) {
+        // A bucket waits for the last expanded op of its ready workload op (or the last op before it,
+        // where that expands to nothing).
+        const std::uint64_t end = t.prefix[p.ready_workload + 1];
+        if (end == 0) throw std::logic_error("TrainingProgram: a gradient bucket ready before any op");
+        p.item.ready_op = end - 1;
+      } else if (p.at_sub == kNoReady) {
+        p.item.ready_op = t.prefix[p.at_op] == 0 ? kNoReady : t.prefix[p.at_op] - 1;
+      } else {
+        p.item.ready_op = t.prefix[p.at_op] + p.at_sub;
+      }
+    }
+    std::vector<std::size_t> order(pending.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    // kNoReady (an all-gather first in its step) sorts last but must go first: it waits for nothing.
+    const auto key = [&](std::size_t i) {
+      const std::uint64_t r = pending[i].item.ready_op;
+      return r == kNoReady ? std::uint64_t{0} : r + 1;
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+    std::vector<std::uint64_t> position(pending.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      CommBucket item = pending[order[i]].item;
+      item.offset = t.comm_per_step;
+      t.comm_per_step += 1 + item.count;
+      position[order[i]] = t.comm.size();
+      t.comm.push_back(item);
+    }
+    for (TpOverride& o : t.tp) o.item = position[o.item];
     // NCCL launches one CTA per channel (src/enqueue.cc); the channel count follows the bucket's size.
     if (comm_max_channels != 0) {
       for (const CommBucket& b : t.comm) {
+        if (b.tp) continue;
         const workload::Op w = prog.op(b.workload_op);
         t.comm_ctas = std::max(t.comm_ctas,
                                cluster::nccl_channels(cluster::Algorithm::kRing, cluster::Protocol::kSimple,
                                                       w.group.size(), w.comm_bytes, comm_max_channels));
       }
-    }
-    // A bucket waits for the last expanded op of its ready workload op (or the last op before it, where
-    // that expands to nothing).
-    for (CommBucket& b : t.comm) {
-      const std::uint64_t end = t.prefix[b.ready_op + 1];
-      if (end == 0) throw std::logic_error("TrainingProgram: a gradient bucket ready before any op");
-      b.ready_op = end - 1;
     }
     workload::Op ckpt;
     ckpt.kind = OpKind::kCheckpointWrite;
@@ -334,7 +439,7 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
     // Middle stages usually have identical tables: keep one copy.
     const auto same = std::find_if(tables_.begin(), tables_.end(), [&](const StageTable& o) {
       return o.prefix == t.prefix && o.checkpoint_ops == t.checkpoint_ops && o.comm == t.comm &&
-             o.comm_per_step == t.comm_per_step && o.comm_ctas == t.comm_ctas;
+             o.comm_per_step == t.comm_per_step && o.comm_ctas == t.comm_ctas && o.tp == t.tp;
     });
     stage_table_[stage] = static_cast<std::uint32_t>(same - tables_.begin());
     if (same == tables_.end()) tables_.push_back(std::move(t));
@@ -374,19 +479,76 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
   if (!src) return std::nullopt;
   const workload::GpuProgram prog(job_, gpu, steps_);
   const workload::Op op = prog.op(src->workload_index);
-  if (overlap_ && op.kind == OpKind::kCollective && op.phase == workload::Phase::kGradSync) {
+  if ((overlap_ && op.kind == OpKind::kCollective && op.phase == workload::Phase::kGradSync) ||
+      (tp_overlap_ && op.step < steps_)) {
     const StageTable& t = table(job_->stage_of(gpu));
     const std::uint64_t ops = t.prefix.size() - 1;
     const auto every = job_->params().training.checkpoint_interval_steps;
     const std::uint64_t step = op.step;
-    const std::uint64_t k = src->workload_index - (step * ops + (every ? step / every : 0));
-    const auto it =
-        std::find_if(t.comm.begin(), t.comm.end(), [&](const CommBucket& b) { return b.workload_op == k; });
-    // Stream 0 waits for the end of the bucket's reduce on stream 1.
-    if (it != t.comm.end())
-      return GpuOp::wait_stream(step * t.comm_per_step + it->offset + it->count, wait_label(comm_class(op)));
+    const std::uint64_t step_begin = step * ops + (every ? step / every : 0);
+    if (src->workload_index >= step_begin && src->workload_index < step_begin + ops) {
+      const std::uint64_t k = src->workload_index - step_begin;
+      if (tp_overlap_) {
+        const auto o =
+            std::lower_bound(t.tp.begin(), t.tp.end(), k,
+                             [](const TpOverride& x, std::uint64_t v) { return x.workload_op < v; });
+        if (o != t.tp.end() && o->workload_op == k) return tp_op(t, *o, op, step, src->sub);
+      }
+      if (overlap_ && op.kind == OpKind::kCollective && op.phase == workload::Phase::kGradSync) {
+        const auto it = std::find_if(t.comm.begin(), t.comm.end(),
+                                     [&](const CommBucket& b) { return !b.tp && b.workload_op == k; });
+        // Stream 0 waits for the end of the bucket's reduce on stream 1.
+        if (it != t.comm.end())
+          return GpuOp::wait_stream(step * t.comm_per_step + it->offset + it->count,
+                                    wait_label(comm_class(op)));
+      }
+    }
   }
   return expand(op, gpu, src->sub, job_->compute(), storage_targets_, collectives_);
+}
+
+cluster::GpuOp TrainingProgram::tp_op(const StageTable& t, const TpOverride& o, const workload::Op& op,
+                                      std::uint64_t step, std::uint64_t sub) const {
+  const std::uint8_t label = wait_label(CommClass::kTensor);
+  const CommBucket& item = t.comm[o.item];
+  const std::uint64_t item_begin = step * t.comm_per_step + item.offset;  // its WaitStream
+  // A chunk's share of the GEMM's time, so that the chunks add up to it exactly.
+  const auto chunk = [&](std::uint32_t j, bool slowed) {
+    const SimTime d = op.fixed_duration_ps != 0 ? op.fixed_duration_ps : job_->compute().picoseconds(op);
+    SimTime c = d * (j + 1) / o.chunks - d * j / o.chunks;
+    if (slowed) c = (c * sms_ + (sms_ - tp_sms_) - 1) / (sms_ - tp_sms_);  // on sms - tp_sms SMs
+    return GpuOp::compute(c, op.flops / o.chunks, op.bytes / o.chunks);
+  };
+  switch (o.kind) {
+    case TpOverride::kGemmAfterGather: {
+      // [chunk 0], then [WaitStream for ring step j-1's Wait, chunk j] for j >= 1.
+      if (sub == 0) return chunk(0, false);
+      const auto j = static_cast<std::uint32_t>((sub + 1) / 2);
+      if (sub % 2 == 1) {
+        const std::uint64_t per_ring_step = item.count / (o.chunks - 1);
+        return GpuOp::wait_stream(item_begin + j * per_ring_step, label);
+      }
+      return chunk(j, false);
+    }
+    case TpOverride::kGemmBeforeScatter:
+      return chunk(static_cast<std::uint32_t>(sub), sub >= o.slowed_from);
+    case TpOverride::kScatterWait:
+      return GpuOp::wait_stream(item_begin + item.count, label);
+    case TpOverride::kGatherGone:
+      break;
+  }
+  throw std::logic_error("TrainingProgram: an all-gather overlapped with its GEMM has no stream-0 op");
+}
+
+bool TrainingProgram::comm_contends(std::uint32_t gpu, std::uint64_t comm_pc) const {
+  if (!tp_overlap_ || gpu >= job_->world_size()) return true;
+  const StageTable& t = table(job_->stage_of(gpu));
+  if (t.comm_per_step == 0) return true;
+  const std::uint64_t local = comm_pc % t.comm_per_step;
+  const auto it =
+      std::prev(std::upper_bound(t.comm.begin(), t.comm.end(), local,
+                                 [](std::uint64_t x, const CommBucket& b) { return x < b.offset; }));
+  return !it->tp;
 }
 
 SimTime TrainingProgram::contended_ps(std::uint32_t gpu, SimTime duration) const {
@@ -398,22 +560,29 @@ SimTime TrainingProgram::contended_ps(std::uint32_t gpu, SimTime duration) const
 }
 
 std::optional<cluster::GpuOp> TrainingProgram::comm_op(std::uint32_t gpu, std::uint64_t index) const {
-  if (!overlap_ || gpu >= job_->world_size()) return std::nullopt;
+  if (!has_comm_stream() || gpu >= job_->world_size()) return std::nullopt;
   const StageTable& t = table(job_->stage_of(gpu));
   if (t.comm_per_step == 0) return std::nullopt;
   const std::uint64_t step = index / t.comm_per_step;
   if (step >= steps_) return std::nullopt;
   const std::uint64_t local = index % t.comm_per_step;
-  // The bucket whose ops cover `local`: the last one starting at or before it.
+  // The item whose ops cover `local`: the last one starting at or before it.
   const auto it =
       std::prev(std::upper_bound(t.comm.begin(), t.comm.end(), local,
                                  [](std::uint64_t x, const CommBucket& b) { return x < b.offset; }));
   const std::uint64_t sub = local - it->offset;
-  if (sub == 0) return GpuOp::wait_stream(step_start(t, static_cast<std::uint32_t>(step)) + it->ready_op);
+  if (sub == 0) {
+    if (it->ready_op == kNoReady) return GpuOp::wait();  // first in its step: nothing to wait for
+    return GpuOp::wait_stream(step_start(t, static_cast<std::uint32_t>(step)) + it->ready_op);
+  }
   const std::uint64_t ops = t.prefix.size() - 1;
   const auto every = job_->params().training.checkpoint_interval_steps;
   const workload::GpuProgram prog(job_, gpu, steps_);
-  const workload::Op op = prog.op(step * ops + (every ? step / every : 0) + it->workload_op);
+  workload::Op op = prog.op(step * ops + (every ? step / every : 0) + it->workload_op);
+  if (it->pieces > 1) {
+    op.comm_bytes = std::max<std::uint64_t>(1, op.comm_bytes / it->pieces);
+    op.tag = it->piece;  // keeps the pieces' tags apart (collective_tag)
+  }
   return expand(op, gpu, sub - 1, job_->compute(), storage_targets_, collectives_);
 }
 

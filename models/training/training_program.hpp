@@ -20,6 +20,24 @@
 // GPU's communication stream (stream 1): there it is [WaitStream for stream 0's op after which the bucket's
 // gradients exist (grad_buckets.hpp), the bucket's expansion above], and on stream 0 it becomes one
 // WaitStream for the end of its expansion on stream 1 (so the optimizer step waits for every bucket).
+// With training.tp_comm_overlap (Transformer Engine userbuffers, sequence parallelism only), the layers'
+// tensor-parallel all-gathers and reduce-scatters that sit next to their GEMM move to stream 1 too, and the
+// GEMM is split into chunks (its time divided evenly):
+//   all-gather -> GEMM ("ring exchange"): stream 1 runs the all-gather's ring; stream 0 runs the GEMM as TP
+//     chunks, chunk 0 (the local slice) at once, chunk j after [WaitStream for ring step j-1's Wait].
+//     The all-gather itself expands into nothing on stream 0. Its copies take no SMs (NeMo's ub configs give
+//     ring exchange num_sm 1).
+//   GEMM -> reduce-scatter, forward ("pipeline"): the GEMM runs as tp_comm_overlap_splits chunks on
+//     sms - tp_comm_overlap_sms SMs (TE's set_sm_margin), each chunk's reduce-scatter piece (1/splits of the
+//     bytes) on stream 1 after it; stream 0 has one WaitStream for the last piece where the collective was.
+//   GEMM -> reduce-scatter, backward ("bulk"): the backward GEMM runs as two chunks (data gradient, then
+//     weight gradient on sms - tp_comm_overlap_sms SMs); the whole reduce-scatter of the data gradient runs
+//     on stream 1 after the first; stream 0 waits for it where the collective was.
+// Stream 1's items (gradient buckets and TP pieces) run in the order of the stream-0 op they wait for, one
+// after another. There is one communication stream where the frameworks have one per communicator, so a TP
+// piece queued behind a gradient bucket would wait for its whole reduce: with overlap_grad_reduce, the TP
+// collectives from the first bucket's ready op on (the last micro-batches' backward) stay on stream 0,
+// unoverlapped (pessimistic there).
 // So op i of GPU g stays a pure function of (g, i): a per-stage prefix table of expanded op counts over one
 // step (stages with identical tables share one) locates the workload op, whose expansion is arithmetic.
 // Memory is O(ops per step x distinct stage shapes), independent of the number of GPUs. GPUs beyond the
@@ -106,8 +124,10 @@ class TrainingProgram final : public cluster::GpuProgram {
   TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
                   std::uint32_t storage_targets, std::uint32_t disabled = 0, std::uint32_t gpus_per_node = 0);
   std::optional<cluster::GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
-  bool has_comm_stream() const override { return overlap_; }
+  bool has_comm_stream() const override { return overlap_ || tp_overlap_; }
   SimTime contended_ps(std::uint32_t gpu, SimTime duration) const override;
+  // TP pieces' SMs are charged in their GEMM chunks' durations: only gradient buckets contend.
+  bool comm_contends(std::uint32_t gpu, std::uint64_t comm_pc) const override;
   // CTAs the communication stream's collectives take on a GPU of `stage` (0 = no slowdown).
   std::uint32_t comm_ctas(std::uint32_t stage) const { return table(stage).comm_ctas; }
   std::optional<cluster::GpuOp> comm_op(std::uint32_t gpu, std::uint64_t index) const override;
@@ -126,22 +146,40 @@ class TrainingProgram final : public cluster::GpuProgram {
   std::optional<Source> source(std::uint32_t gpu, std::uint64_t index) const;
 
  private:
-  // A gradient bucket on the communication stream (overlap_grad_reduce): per step, its ops start at
-  // `offset` (the WaitStream), the bucket's `count` expanded ops follow.
+  // An item on the communication stream: a gradient bucket (overlap_grad_reduce) or a piece of an overlapped
+  // TP collective (tp_comm_overlap). Per step, its ops start at `offset` (the WaitStream), the `count`
+  // expanded ops of the collective (its bytes / `pieces`) follow.
   struct CommBucket {
-    std::uint64_t workload_op = 0;  // the bucket's workload op, index within the step
-    std::uint64_t ready_op = 0;     // stream 0's expanded op (index within the step) the bucket waits for
+    std::uint64_t workload_op = 0;  // the collective's workload op, index within the step
+    std::uint64_t ready_op = 0;     // stream 0's expanded op (index within the step) the item waits for
     std::uint64_t offset = 0;
     std::uint64_t count = 0;
+    std::uint32_t pieces = 1;  // TP reduce-scatter pieces: the collective's bytes are split this many ways
+    std::uint32_t piece = 0;   // which one (tags apart)
+    bool tp = false;           // a TP piece (its SMs are charged in the GEMM: no dynamic contention)
     bool operator==(const CommBucket&) const = default;
+  };
+  // How stream 0 expands a workload op that tp_comm_overlap rewrites (see the header comment).
+  struct TpOverride {
+    enum Kind : std::uint8_t { kGemmAfterGather, kGemmBeforeScatter, kGatherGone, kScatterWait };
+    std::uint64_t workload_op = 0;  // index within the step
+    Kind kind = kGatherGone;
+    std::uint32_t chunks = 1;       // GEMMs: the chunks it runs as
+    std::uint32_t slowed_from = 0;  // kGemmBeforeScatter: chunks from this one on run on fewer SMs
+    std::uint64_t item = 0;         // the all-gather's item, or the last reduce-scatter piece's
+    bool operator==(const TpOverride&) const = default;
   };
   struct StageTable {
     std::vector<std::uint64_t> prefix;  // prefix[k] = expanded ops of the step's workload ops [0, k)
     std::uint64_t checkpoint_ops = 0;   // expanded ops of the checkpoint write
-    std::vector<CommBucket> comm;       // overlap_grad_reduce: stream 1's buckets, in order
+    std::vector<CommBucket> comm;       // stream 1's items, in order
     std::uint64_t comm_per_step = 0;    // stream 1's ops per step
-    std::uint32_t comm_ctas = 0;        // NCCL CTAs of stream 1's collectives (the largest bucket's)
+    std::uint32_t comm_ctas = 0;        // NCCL CTAs of stream 1's gradient buckets (the largest bucket's)
+    std::vector<TpOverride> tp;         // tp_comm_overlap's rewritten ops, by workload op
   };
+  // The stream-0 op `sub` of an op tp_comm_overlap rewrites.
+  cluster::GpuOp tp_op(const StageTable& t, const TpOverride& o, const workload::Op& op, std::uint64_t step,
+                       std::uint64_t sub) const;
   const StageTable& table(std::uint32_t stage) const { return tables_[stage_table_[stage]]; }
   std::uint64_t step_start(const StageTable& t, std::uint32_t step) const;  // expanded index
 
@@ -149,7 +187,9 @@ class TrainingProgram final : public cluster::GpuProgram {
   std::uint32_t steps_;
   std::uint32_t storage_targets_;
   std::uint32_t disabled_;
-  bool overlap_ = false;   // training.overlap_grad_reduce
+  bool overlap_ = false;     // training.overlap_grad_reduce
+  bool tp_overlap_ = false;  // training.tp_comm_overlap (with sequence parallelism)
+  std::uint32_t tp_splits_ = 4, tp_sms_ = 16;
   std::uint32_t sms_ = 0;  // the GPU's streaming multiprocessors
   CollectiveOptions collectives_;
   std::vector<StageTable> tables_;

@@ -98,6 +98,11 @@ struct TrainingParams {
   // the last micro-batch's backward produced it, overlapping the backward (grad_buckets.hpp). Default off,
   // as Megatron-LM's --overlap-grad-reduce (docs/workload.md).
   bool overlap_grad_reduce = false;
+  // Tensor-parallel communication overlap (Transformer Engine userbuffers; training_program.hpp): off by
+  // default, as Megatron-Core's --tp-comm-overlap. Applies with sequence parallelism only.
+  bool tp_comm_overlap = false;
+  std::uint32_t tp_comm_overlap_splits = 4;  // forward reduce-scatter pieces (NeMo's H100 ub configs)
+  std::uint32_t tp_comm_overlap_sms = 16;    // SMs the reduce-scatter kernels take from the GEMM
 };
 
 // Compute-time model overrides (compute_model.hpp); unset = the EfficiencyParams the Job is given.
