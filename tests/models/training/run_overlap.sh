@@ -50,20 +50,22 @@ awk -v off="$t_off" -v on="$t_on" -v r="$r" -v c="$c" -v m="$m" -v x="$exposed_o
   printf "ok 20 MB buckets: step %s -> %s s, saved %.6f s <= min(R %s, C/m %.6f); compute %s -> %s s\n", off, on, saved, r, c / m, c, con
 }' || exit 1
 
-SPEC=$here/small_overlap.textproto
 same_results() {
   local a=$1 b=$2 g
   for g in /series /components /summary; do
     h5diff "$a" "$b" "$g" "$g" >/dev/null || return 1
   done
 }
-ref=$(run_np 1 run "$SPEC" --sync sequential --progress-seconds 0 --output "$tmp/seq.h5")
-for np in 1 2 4; do
-  out=$(run_np "$np" run "$SPEC" --sync optimistic --progress-seconds 0 --output "$tmp/run.h5" --overwrite \
-    --output-layout single)
-  [[ $(value "state digest" "$out") == "$(value "state digest" "$ref")" ]] || fail "np=$np: state digest differs"
-  [[ $(value "events committed" "$out") == "$(value "events committed" "$ref")" ]] || fail "np=$np: events differ"
-  same_results "$tmp/seq.h5" "$tmp/run.h5" || fail "np=$np: HDF5 contents differ from the sequential run"
-  echo "ok optimistic np=$np: digest, events and HDF5 contents equal the sequential run's" \
-    "(rolled back $(value "events rolled back" "$out"))"
+# small_tp_overlap.textproto adds tp_comm_overlap: TP pieces share the communication stream with the buckets.
+for SPEC in $here/small_overlap.textproto $here/small_tp_overlap.textproto; do
+  ref=$(run_np 1 run "$SPEC" --sync sequential --progress-seconds 0 --output "$tmp/seq.h5" --overwrite)
+  for np in 1 2 4; do
+    out=$(run_np "$np" run "$SPEC" --sync optimistic --progress-seconds 0 --output "$tmp/run.h5" --overwrite \
+      --output-layout single)
+    [[ $(value "state digest" "$out") == "$(value "state digest" "$ref")" ]] || fail "np=$np: state digest differs"
+    [[ $(value "events committed" "$out") == "$(value "events committed" "$ref")" ]] || fail "np=$np: events differ"
+    same_results "$tmp/seq.h5" "$tmp/run.h5" || fail "np=$np: HDF5 contents differ from the sequential run"
+    echo "ok optimistic np=$np: digest, events and HDF5 contents equal the sequential run's" \
+      "(rolled back $(value "events rolled back" "$out"))"
+  done
 done
