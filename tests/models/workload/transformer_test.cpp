@@ -264,3 +264,50 @@ TEST(MemoryBoundOps, RealByteCounts) {
 
 }  // namespace
 }  // namespace warpsim::workload
+
+namespace warpsim::workload {
+namespace {
+// DeepSeek-V3 (arXiv 2412.19437; its config.json): 61 layers, the first 3 dense (FFN 18432), 1 shared + 256
+// routed experts of width 2048, top-8, MLA (q_lora 1536, kv_lora 512, qk 128 + 64, v 128), untied
+// 129280-token vocabulary. The report gives 671B total and 37B activated parameters (the MTP module apart).
+TEST(TransformerTest, DeepSeekV3ParameterCounts) {
+  ModelShape s;
+  s.layers = 61;
+  s.hidden = 7168;
+  s.ffn = 18432;
+  s.heads = 128;
+  s.kv_heads = 128;
+  s.seq = 4096;
+  s.vocab = 129280;
+  s.experts = 256;
+  s.top_k = 8;
+  s.moe_ffn = 2048;
+  s.shared_experts = 1;
+  s.shared_ffn = 2048;
+  s.dense_layers = 3;
+  s.q_lora = 1536;
+  s.kv_lora = 512;
+  s.qk_nope = 128;
+  s.qk_rope = 64;
+  s.v_dim = 128;
+  s.gated_mlp = true;
+  s.rms_norm = true;
+  s.untied = true;
+  const ParamCounts c = count_params(s);
+  // Hand arithmetic: MLA 7168*1536 + 1536 + 1536*128*192 + 7168*576 + 512 + 512*128*256 + 128*128*7168.
+  EXPECT_DOUBLE_EQ(c.attention, 187107328.0);
+  EXPECT_DOUBLE_EQ(c.experts, 256.0 * 3 * 7168 * 2048);
+  EXPECT_DOUBLE_EQ(c.first_dense_mlp, 3.0 * 7168 * 18432);
+  EXPECT_NEAR(c.total(s.layers) / 671e9, 1.0, 0.01) << c.total(s.layers);
+  // 37.55B with the input embedding table, 36.63B without it (a lookup, no matrix multiply).
+  EXPECT_NEAR(c.active(s.layers, s.experts, s.top_k) / 37e9, 1.0, 0.02);
+  EXPECT_NEAR((c.active(s.layers, s.experts, s.top_k) - c.embedding) / 37e9, 1.0, 0.012);
+  // FLOPs: attention core per token and layer 6 * seq * heads * (192 + 128) against the closed form.
+  const double tokens = 4096.0;
+  const double attn = 6.0 * 61 * 4096.0 * 4096 * 128 * (192 + 128);
+  EXPECT_NEAR(analytic_step_flops(s, 1),
+              6.0 * (c.active(s.layers, s.experts, s.top_k) - c.embedding) * tokens + attn, 1.0);
+}
+
+}  // namespace
+}  // namespace warpsim::workload
