@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/workload/gpu_program.hpp"
+#include "models/workload/moe_routing.hpp"
 #include "models/workload/transformer.hpp"
 #include "tests/models/workload/test_jobs.hpp"
 
@@ -307,6 +308,40 @@ TEST(TransformerTest, DeepSeekV3ParameterCounts) {
   const double attn = 6.0 * 61 * 4096.0 * 4096 * 128 * (192 + 128);
   EXPECT_NEAR(analytic_step_flops(s, 1),
               6.0 * (c.active(s.layers, s.experts, s.top_k) - c.embedding) * tokens + attn, 1.0);
+}
+
+}  // namespace
+}  // namespace warpsim::workload
+
+namespace warpsim::workload {
+namespace {
+
+// Routing skew: 0 is exact balance; > 0 keeps the shares a distribution (sum 1, each <= 1/top_k), is a pure
+// function of the key (the same on a second object, so on any rank) and differs between keys.
+TEST(MoeRoutingTest, SkewZeroIsBalancedAndSkewIsDeterministic) {
+  const MoeRouting flat(256, 64, 8, 0.0, 1);
+  EXPECT_TRUE(flat.balanced());
+  for (std::uint32_t m = 0; m < 64; ++m) EXPECT_EQ(flat.share({3, 0, 5, 0}, m), 1.0 / 64);
+  for (const double w : flat.expert_shares({3, 0, 5, 0})) EXPECT_EQ(w, 1.0 / 256);
+  const MoeRouting a(256, 64, 8, 1.0, 7), b(256, 64, 8, 1.0, 7);
+  double sum = 0, max = 0;
+  for (std::uint32_t m = 0; m < 64; ++m) {
+    sum += a.share({3, 0, 5, 0}, m);
+    max = std::max(max, a.share({3, 0, 5, 0}, m));
+    EXPECT_EQ(a.share({3, 0, 5, 0}, m), b.share({3, 0, 5, 0}, m));
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-12);
+  EXPECT_GT(max, 1.5 / 64);  // a skew of 1 leaves some member well above its balanced share
+  for (const double w : a.expert_shares({3, 0, 5, 0})) EXPECT_LE(w, 1.0 / 8 + 1e-15);
+  EXPECT_NE(a.share({4, 0, 5, 0}, 0), a.share({3, 0, 5, 0}, 0));
+  // A hot expert's share is capped at 1/top_k.
+  const MoeRouting hot(16, 8, 4, 10.0, 3);
+  double hsum = 0;
+  for (const double w : hot.expert_shares({0, 0, 0, 0})) {
+    EXPECT_LE(w, 0.25 + 1e-12);
+    hsum += w;
+  }
+  EXPECT_NEAR(hsum, 1.0, 1e-12);
 }
 
 }  // namespace
