@@ -264,7 +264,8 @@ void validate_job_spec(const JobSpec& s) {
   require_positive(m.vocab_size(), "model.vocab_size");
   // Multi-head latent attention sets its head widths itself (qk_nope/qk_rope/v_head_dim).
   if (m.kv_lora_rank() == 0) {
-    require_divides(m.num_attention_heads(), "model.num_attention_heads", m.hidden_size(), "model.hidden_size");
+    require_divides(m.num_attention_heads(), "model.num_attention_heads", m.hidden_size(),
+                    "model.hidden_size");
   }
   require_divides(m.num_kv_heads(), "model.num_kv_heads", m.num_attention_heads(),
                   "model.num_attention_heads");
@@ -281,27 +282,29 @@ void validate_job_spec(const JobSpec& s) {
     if (value != 0 && m.num_experts() <= 1) fail(field, "set but model.num_experts <= 1");
   }
   require_at_most(m.moe_ffn_hidden_size(), kMaxFfnHiddenSize, "model.moe_ffn_hidden_size");
-  require_at_most(m.shared_expert_ffn_hidden_size(), kMaxFfnHiddenSize, "model.shared_expert_ffn_hidden_size");
+  require_at_most(m.shared_expert_ffn_hidden_size(), kMaxFfnHiddenSize,
+                  "model.shared_expert_ffn_hidden_size");
   require_at_most(m.num_shared_experts(), kMaxExperts, "model.num_shared_experts");
   if (m.num_shared_experts() == 0 && m.shared_expert_ffn_hidden_size() != 0)
     fail("model.shared_expert_ffn_hidden_size", "set but model.num_shared_experts is 0");
   if (m.num_experts() > 1 && m.first_dense_layers() >= m.num_layers()) {
-    fail("model.first_dense_layers", "must be < model.num_layers=" + str(m.num_layers()) + " (got " +
-                                         str(m.first_dense_layers()) + ")");
+    fail("model.first_dense_layers",
+         "must be < model.num_layers=" + str(m.num_layers()) + " (got " + str(m.first_dense_layers()) + ")");
   }
   if (!(m.moe_routing_skew() >= 0) || !std::isfinite(m.moe_routing_skew()) || m.moe_routing_skew() > 10) {
-    fail("model.moe_routing_skew", "must be within [0, 10] (got " + std::to_string(m.moe_routing_skew()) + ")");
+    fail("model.moe_routing_skew",
+         "must be within [0, 10] (got " + std::to_string(m.moe_routing_skew()) + ")");
   }
   if ((m.moe_routing_skew() != 0 || m.moe_routing_seed() != 0) && m.num_experts() <= 1) {
     fail(m.moe_routing_skew() != 0 ? "model.moe_routing_skew" : "model.moe_routing_seed",
          "set but model.num_experts <= 1");
   }
   const bool mla = m.kv_lora_rank() != 0;
-  for (const auto& [value, field] : {std::pair{m.q_lora_rank(), "model.q_lora_rank"},
-                                     std::pair{m.kv_lora_rank(), "model.kv_lora_rank"},
-                                     std::pair{m.qk_nope_head_dim(), "model.qk_nope_head_dim"},
-                                     std::pair{m.qk_rope_head_dim(), "model.qk_rope_head_dim"},
-                                     std::pair{m.v_head_dim(), "model.v_head_dim"}}) {
+  for (const auto& [value, field] :
+       {std::pair{m.q_lora_rank(), "model.q_lora_rank"}, std::pair{m.kv_lora_rank(), "model.kv_lora_rank"},
+        std::pair{m.qk_nope_head_dim(), "model.qk_nope_head_dim"},
+        std::pair{m.qk_rope_head_dim(), "model.qk_rope_head_dim"},
+        std::pair{m.v_head_dim(), "model.v_head_dim"}}) {
     require_at_most(value, kMaxHiddenSize, field);
     if (!mla && value != 0) fail(field, "set but model.kv_lora_rank is 0 (multi-head latent attention off)");
   }
@@ -321,9 +324,9 @@ void validate_job_spec(const JobSpec& s) {
                     "model.moe_ffn_hidden_size");
     require_divides(p.tensor_parallel(), "parallelism.tensor_parallel",
                     std::uint64_t{m.num_shared_experts()} *
-                        (m.shared_expert_ffn_hidden_size() ? m.shared_expert_ffn_hidden_size()
-                                                           : (m.moe_ffn_hidden_size() ? m.moe_ffn_hidden_size()
-                                                                                      : m.ffn_hidden_size())),
+                        (m.shared_expert_ffn_hidden_size()
+                             ? m.shared_expert_ffn_hidden_size()
+                             : (m.moe_ffn_hidden_size() ? m.moe_ffn_hidden_size() : m.ffn_hidden_size())),
                     "model.num_shared_experts x shared expert width");
   }
   const bool uneven = p.first_stage_layers() != 0 || p.last_stage_layers() != 0;

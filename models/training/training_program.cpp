@@ -276,7 +276,8 @@ GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_
           if (q < N - 1) {
             const auto j = static_cast<std::uint32_t>(q + 1);
             const std::uint32_t to = (node + j) % N;
-            return GpuOp::send(op.group.member(at(to, l)), phase2(node, to, l), collective_tag(op, (2ull << 40) | j));
+            return GpuOp::send(op.group.member(at(to, l)), phase2(node, to, l),
+                               collective_tag(op, (2ull << 40) | j));
           }
           if (q < 2ull * (N - 1)) {
             const auto j = static_cast<std::uint32_t>(q - (N - 1) + 1);

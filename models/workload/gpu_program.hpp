@@ -55,7 +55,6 @@ class GpuProgram {
   RouteKey route_key(const Op& o) const;
 
  private:  // scatter/gather: TP all-gather of a received activation slice
-
   std::shared_ptr<const Job> job_;
   std::uint32_t rank_;
   std::uint32_t stage_;

@@ -33,7 +33,8 @@ JobParams checked(JobParams p) {
         t.global_batch_sequences}) {
     if (v == 0) invalid();
   }
-  if ((m.kv_lora_rank == 0 && m.hidden_size % m.num_attention_heads != 0) || d.data_parallel % d.expert_parallel != 0 ||
+  if ((m.kv_lora_rank == 0 && m.hidden_size % m.num_attention_heads != 0) ||
+      d.data_parallel % d.expert_parallel != 0 ||
       t.global_batch_sequences % (std::uint64_t{t.micro_batch_sequences} * d.data_parallel) != 0) {
     invalid();
   }
@@ -170,7 +171,8 @@ std::uint64_t Job::slot_op_count(std::uint32_t stage, const ScheduleSlot& s) con
     n += (p2p && !first) * recv_ops + (p2p && !last);
     n += first ? ops_.embedding_forward.size() : 0;
     n += last ? ops_.head_forward.size() : 0;
-    n += std::uint64_t{layers_in_chunk(stage) - dense} * ops_.forward.size() + dense * ops_.dense_forward.size();
+    n += std::uint64_t{layers_in_chunk(stage) - dense} * ops_.forward.size() +
+         dense * ops_.dense_forward.size();
   } else {
     n += (p2p && !last) * recv_ops + (p2p && !first);
     n += first ? ops_.embedding_backward.size() : 0;
@@ -184,7 +186,8 @@ std::uint64_t Job::slot_op_count(std::uint32_t stage, const ScheduleSlot& s) con
 std::uint32_t Job::leading_dense_in_chunk(std::uint32_t stage, std::uint32_t chunk) const {
   if (!shape_.moe()) return 0;
   const std::uint64_t first = first_layer(stage, chunk), k = shape_.dense_layers;
-  return first >= k ? 0 : static_cast<std::uint32_t>(std::min<std::uint64_t>(k - first, layers_in_chunk(stage)));
+  return first >= k ? 0
+                    : static_cast<std::uint32_t>(std::min<std::uint64_t>(k - first, layers_in_chunk(stage)));
 }
 
 std::uint32_t Job::leading_dense_in_stage(std::uint32_t stage) const {

@@ -45,7 +45,8 @@ double layer_activation_bytes(const ModelShape& s, const Degrees& d, std::uint64
   bytes += T * k * f_l * (e * up + g);
   if (moe) bytes += g * T * k * h;
   // Shared experts: a dense MLP of their total width over every token.
-  if (moe && s.shared_experts) bytes += T * static_cast<double>(s.shared_experts * s.shared_ffn) / t * (e * up + g);
+  if (moe && s.shared_experts)
+    bytes += T * static_cast<double>(s.shared_experts * s.shared_ffn) / t * (e * up + g);
   return bytes;
 }
 

@@ -14,8 +14,8 @@ namespace warpsim::workload {
 MoeRouting::MoeRouting(std::uint32_t experts, std::uint32_t ep, std::uint32_t top_k, double skew,
                        std::uint64_t seed)
     : experts_(experts), ep_(ep), top_k_(top_k), skew_(skew), seed_(seed) {
-  if (experts_ == 0 || ep_ == 0 || experts_ % ep_ != 0 || top_k_ == 0 || top_k_ > experts_ ||
-      !(skew_ >= 0) || !std::isfinite(skew_)) {
+  if (experts_ == 0 || ep_ == 0 || experts_ % ep_ != 0 || top_k_ == 0 || top_k_ > experts_ || !(skew_ >= 0) ||
+      !std::isfinite(skew_)) {
     throw std::invalid_argument("MoeRouting: invalid experts/ep/top_k/skew");
   }
 }

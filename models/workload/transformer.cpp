@@ -157,7 +157,9 @@ ModelShape ModelShape::from_params(const ModelParams& m) {
   if (s.moe()) {
     s.moe_ffn = m.moe_ffn_hidden_size ? m.moe_ffn_hidden_size : m.ffn_hidden_size;
     s.shared_experts = m.num_shared_experts;
-    s.shared_ffn = s.shared_experts ? (m.shared_expert_ffn_hidden_size ? m.shared_expert_ffn_hidden_size : s.moe_ffn) : 0;
+    s.shared_ffn = s.shared_experts
+                       ? (m.shared_expert_ffn_hidden_size ? m.shared_expert_ffn_hidden_size : s.moe_ffn)
+                       : 0;
     s.dense_layers = m.first_dense_layers;
     s.routing_skew = m.moe_routing_skew;
     s.routing_seed = m.moe_routing_seed;
@@ -211,7 +213,8 @@ ParamCounts count_params(const ModelShape& s) {
   if (s.mla()) {
     // DeepSeek-V2 (arXiv 2405.04434) section 2.1: W^DQ [h x q_lora] and its norm, W^UQ/W^QR [q_lora x
     // heads (nope + rope)] (or one h x heads (nope + rope) projection without query compression), W^DKV and
-    // W^KR [h x (kv_lora + rope)], the latent's norm, W^UK/W^UV [kv_lora x heads (nope + v)], W^O [heads v x h].
+    // W^KR [h x (kv_lora + rope)], the latent's norm, W^UK/W^UV [kv_lora x heads (nope + v)], W^O [heads v x
+    // h].
     const double a = s.heads, qk = static_cast<double>(s.qk_head_dim());
     const double q = s.q_lora ? h * s.q_lora + s.q_lora + s.q_lora * a * qk : h * a * qk;
     const double kv = h * (s.kv_lora + s.qk_rope) + s.kv_lora + s.kv_lora * a * (s.qk_nope + s.v_dim);
@@ -325,8 +328,8 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
       }
       b.gemm("mla_kv_down_fwd", "mla_kv_down_bwd", T, h, static_cast<double>(s.kv_lora + s.qk_rope));
       b.elementwise("mla_kv_norm_fwd", "mla_kv_norm_bwd", T * s.kv_lora, 2);
-      b.gemm("mla_kv_up_fwd", "mla_kv_up_bwd", T, static_cast<double>(s.kv_lora), a_l * (s.qk_nope + dv), true,
-             true);
+      b.gemm("mla_kv_up_fwd", "mla_kv_up_bwd", T, static_cast<double>(s.kv_lora), a_l * (s.qk_nope + dv),
+             true, true);
       // Rotary embedding of the queries' rope part and the one shared rope key.
       const double qk = T * (a_l + 1) * static_cast<double>(s.qk_rope);
       b.elementwise_bytes("rope_fwd", "rope_bwd", 2 * e * qk, 2 * e * qk, qk);
@@ -350,7 +353,8 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
     } else {
       // Per sequence and head: scores[q x S] = Q[q x dqk] K^T, then out[q x dv] = P[q x S] V, q = local
       // queries.
-      const double q = static_cast<double>(s.seq) / d.cp, heads_batch = static_cast<double>(micro_batch) * a_l;
+      const double q = static_cast<double>(s.seq) / d.cp,
+                   heads_batch = static_cast<double>(micro_batch) * a_l;
       b.matmul("attn_scores_fwd", "attn_scores_bwd", 2 * T * S * a_l * dqk,
                T * a_l * dqk + S * kv_l * dqk + a_l * T * S, {q, S, dqk, heads_batch});
       b.elementwise("softmax_fwd", "softmax_bwd", a_l * T * S, 2);
@@ -384,8 +388,8 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
       // T*k/local_experts tokens by its own weights; the weights' bytes do not scale with the tokens.
       const double rows = T * k / local_experts;
       b.matmul("expert_up_fwd", "expert_up_bwd", 2 * T * k * h * up * f_l,
-               T * k * h + local_experts * h * up * f_l + T * k * up * f_l, {rows, up * f_l, h, local_experts},
-               KernelKind::kMatmul, true, local_experts * h * up * f_l);
+               T * k * h + local_experts * h * up * f_l + T * k * up * f_l,
+               {rows, up * f_l, h, local_experts}, KernelKind::kMatmul, true, local_experts * h * up * f_l);
       b.elementwise("expert_act_fwd", "expert_act_bwd", T * k * f_l, s.gated_mlp ? 3 : 2);
       b.ops.back().op.route = kRouteCompute;
       b.matmul("expert_down_fwd", "expert_down_bwd", 2 * T * k * f_l * h,
@@ -402,8 +406,8 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
 
     // ZeRO-3 gathers this layer's parameters before each use and reduce-scatters its gradients after the
     // backward (DeepSpeed/FSDP behaviour without prefetch across micro-batches).
-    const double dense_params = dense_mlp && s.moe() ? out.first_dense_layer_params_per_gpu
-                                                     : out.dense_layer_params_per_gpu;
+    const double dense_params =
+        dense_mlp && s.moe() ? out.first_dense_layer_params_per_gpu : out.dense_layer_params_per_gpu;
     const double expert_params = dense_mlp ? 0.0 : out.expert_layer_params_per_gpu;
     const auto zero3_gather = [&](std::vector<LayerOp>& v, Phase phase) {
       if (d.zero != 3) return;

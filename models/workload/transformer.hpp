@@ -52,12 +52,12 @@ struct Degrees {
 // Parameter counts (whole model, unsharded). An MoE model's first `first_dense_layers` layers carry
 // first_dense_mlp instead of the experts, shared experts and router.
 struct ParamCounts {
-  double attention = 0;       // per layer, incl. biases (MLA: its two low-rank norms too)
-  double mlp_dense = 0;       // per layer, dense MLP (0 for MoE)
-  double experts = 0;         // per MoE layer, all routed experts (0 for dense)
-  double shared_experts = 0;  // per MoE layer, the shared experts
-  double router = 0;          // per MoE layer
-  double norms = 0;           // per layer
+  double attention = 0;        // per layer, incl. biases (MLA: its two low-rank norms too)
+  double mlp_dense = 0;        // per layer, dense MLP (0 for MoE)
+  double experts = 0;          // per MoE layer, all routed experts (0 for dense)
+  double shared_experts = 0;   // per MoE layer, the shared experts
+  double router = 0;           // per MoE layer
+  double norms = 0;            // per layer
   double first_dense_mlp = 0;  // per leading dense layer of an MoE model
   std::uint64_t first_dense_layers = 0;
   double embedding = 0;  // token (+ learned position) embedding
@@ -94,14 +94,13 @@ struct LayerOp {
   double route_fixed_bytes = 0;  // compute: the bytes that do not scale with tokens (the expert weights)
 };
 
-
 struct LayerOps {
   std::vector<LayerOp> forward;   // one layer, one micro-batch, in execution order
   std::vector<LayerOp> backward;  // incl. the recomputed forward (full) or attention core (selective)
   // An MoE model's leading dense layers (ModelShape::dense_layers; empty otherwise): the same layer with a
   // dense MLP of ffn, and its parameter shares.
   std::vector<LayerOp> dense_forward, dense_backward;
-  double first_dense_layer_params_per_gpu = 0;  // all non-expert (reduced over DP x CP)
+  double first_dense_layer_params_per_gpu = 0;                 // all non-expert (reduced over DP x CP)
   std::vector<LayerOp> head_forward, head_backward;            // final norm + output GEMM + loss
   std::vector<LayerOp> embedding_forward, embedding_backward;  // token (+ position) embedding
   double layer_params_per_gpu = 0;         // this GPU's share of one layer's parameters (TP/EP shard)

@@ -100,8 +100,9 @@ std::string deepseek_text(const std::string& model_extra, const std::string& par
 }
 
 TEST(JobSpec, DeepSeekMoeFieldsAreValidated) {
-  EXPECT_EQ(error_of(deepseek_text("moe_routing_skew: 0.5", "expert_parallel: 8 hierarchical_all_to_all: true")),
-            "");
+  EXPECT_EQ(
+      error_of(deepseek_text("moe_routing_skew: 0.5", "expert_parallel: 8 hierarchical_all_to_all: true")),
+      "");
   const auto names = [](const std::string& text, const char* field) {
     const std::string e = error_of(text);
     return e.find(field) != std::string::npos && e.find('\n') == std::string::npos;
@@ -114,7 +115,8 @@ TEST(JobSpec, DeepSeekMoeFieldsAreValidated) {
   std::string v = deepseek_text("", "expert_parallel: 8");
   v.replace(v.find("v_head_dim: 32"), 14, "v_head_dim: 0");
   EXPECT_TRUE(names(v, "model.v_head_dim"));
-  EXPECT_TRUE(names(deepseek_text("", "hierarchical_all_to_all: true"), "parallelism.hierarchical_all_to_all"));
+  EXPECT_TRUE(
+      names(deepseek_text("", "hierarchical_all_to_all: true"), "parallelism.hierarchical_all_to_all"));
 }
 
 TEST(JobSpec, ComputeModelFieldsSetTheEfficiencies) {
