@@ -5,6 +5,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -265,7 +266,11 @@ void validate_job_spec(const JobSpec& s) {
   require_positive(m.num_attention_heads(), "model.num_attention_heads");
   require_positive(m.seq_length_tokens(), "model.seq_length_tokens");
   require_positive(m.vocab_size(), "model.vocab_size");
-  require_divides(m.num_attention_heads(), "model.num_attention_heads", m.hidden_size(), "model.hidden_size");
+  // Multi-head latent attention sets its head widths itself (qk_nope/qk_rope/v_head_dim).
+  if (m.kv_lora_rank() == 0) {
+    require_divides(m.num_attention_heads(), "model.num_attention_heads", m.hidden_size(),
+                    "model.hidden_size");
+  }
   require_divides(m.num_kv_heads(), "model.num_kv_heads", m.num_attention_heads(),
                   "model.num_attention_heads");
   if (m.num_experts() > 1 && (m.moe_top_k() == 0 || m.moe_top_k() > m.num_experts())) {
@@ -273,12 +278,61 @@ void validate_job_spec(const JobSpec& s) {
                                 str(m.moe_top_k()) + (m.moe_top_k() == 0 ? ", or unset" : "") + ")");
   }
   if (m.num_experts() <= 1 && m.moe_top_k() > 1) fail("model.moe_top_k", "set but model.num_experts <= 1");
+  for (const auto& [value, field] :
+       {std::pair{m.moe_ffn_hidden_size(), "model.moe_ffn_hidden_size"},
+        std::pair{m.num_shared_experts(), "model.num_shared_experts"},
+        std::pair{m.shared_expert_ffn_hidden_size(), "model.shared_expert_ffn_hidden_size"},
+        std::pair{m.first_dense_layers(), "model.first_dense_layers"}}) {
+    if (value != 0 && m.num_experts() <= 1) fail(field, "set but model.num_experts <= 1");
+  }
+  require_at_most(m.moe_ffn_hidden_size(), kMaxFfnHiddenSize, "model.moe_ffn_hidden_size");
+  require_at_most(m.shared_expert_ffn_hidden_size(), kMaxFfnHiddenSize,
+                  "model.shared_expert_ffn_hidden_size");
+  require_at_most(m.num_shared_experts(), kMaxExperts, "model.num_shared_experts");
+  if (m.num_shared_experts() == 0 && m.shared_expert_ffn_hidden_size() != 0)
+    fail("model.shared_expert_ffn_hidden_size", "set but model.num_shared_experts is 0");
+  if (m.num_experts() > 1 && m.first_dense_layers() >= m.num_layers()) {
+    fail("model.first_dense_layers",
+         "must be < model.num_layers=" + str(m.num_layers()) + " (got " + str(m.first_dense_layers()) + ")");
+  }
+  if (!(m.moe_routing_skew() >= 0) || !std::isfinite(m.moe_routing_skew()) || m.moe_routing_skew() > 10) {
+    fail("model.moe_routing_skew",
+         "must be within [0, 10] (got " + std::to_string(m.moe_routing_skew()) + ")");
+  }
+  if ((m.moe_routing_skew() != 0 || m.moe_routing_seed() != 0) && m.num_experts() <= 1) {
+    fail(m.moe_routing_skew() != 0 ? "model.moe_routing_skew" : "model.moe_routing_seed",
+         "set but model.num_experts <= 1");
+  }
+  const bool mla = m.kv_lora_rank() != 0;
+  for (const auto& [value, field] :
+       {std::pair{m.q_lora_rank(), "model.q_lora_rank"}, std::pair{m.kv_lora_rank(), "model.kv_lora_rank"},
+        std::pair{m.qk_nope_head_dim(), "model.qk_nope_head_dim"},
+        std::pair{m.qk_rope_head_dim(), "model.qk_rope_head_dim"},
+        std::pair{m.v_head_dim(), "model.v_head_dim"}}) {
+    require_at_most(value, kMaxHiddenSize, field);
+    if (!mla && value != 0) fail(field, "set but model.kv_lora_rank is 0 (multi-head latent attention off)");
+  }
+  if (mla) {
+    require_positive(m.qk_nope_head_dim(), "model.qk_nope_head_dim");
+    require_positive(m.qk_rope_head_dim(), "model.qk_rope_head_dim");
+    require_positive(m.v_head_dim(), "model.v_head_dim");
+  }
 
   require_divides(p.tensor_parallel(), "parallelism.tensor_parallel", m.num_attention_heads(),
                   "model.num_attention_heads");
   require_divides(p.tensor_parallel(), "parallelism.tensor_parallel", m.num_kv_heads(), "model.num_kv_heads");
   require_divides(p.tensor_parallel(), "parallelism.tensor_parallel", m.ffn_hidden_size(),
                   "model.ffn_hidden_size");
+  if (m.num_experts() > 1) {
+    require_divides(p.tensor_parallel(), "parallelism.tensor_parallel", m.moe_ffn_hidden_size(),
+                    "model.moe_ffn_hidden_size");
+    require_divides(p.tensor_parallel(), "parallelism.tensor_parallel",
+                    std::uint64_t{m.num_shared_experts()} *
+                        (m.shared_expert_ffn_hidden_size()
+                             ? m.shared_expert_ffn_hidden_size()
+                             : (m.moe_ffn_hidden_size() ? m.moe_ffn_hidden_size() : m.ffn_hidden_size())),
+                    "model.num_shared_experts x shared expert width");
+  }
   const bool uneven = p.first_stage_layers() != 0 || p.last_stage_layers() != 0;
   if (!uneven) {
     require_divides(p.pipeline_parallel(), "parallelism.pipeline_parallel", m.num_layers(),
@@ -298,6 +352,9 @@ void validate_job_spec(const JobSpec& s) {
     require_divides(p.tensor_parallel(), "parallelism.tensor_parallel",
                     m.seq_length_tokens() / p.context_parallel(),
                     "model.seq_length_tokens / parallelism.context_parallel");
+  }
+  if (p.hierarchical_all_to_all() && p.expert_parallel() <= 1) {
+    fail("parallelism.hierarchical_all_to_all", "set but parallelism.expert_parallel <= 1");
   }
   const bool interleaved = p.pipeline_schedule() == JobParallelism::INTERLEAVED_1F1B;
   if (!interleaved && p.virtual_stages_per_rank() != 1) {
@@ -377,6 +434,17 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   m.learned_position_embeddings = sm.learned_position_embeddings();
   m.untied_embeddings = sm.untied_embeddings();
   m.fused_attention = sm.fused_attention();
+  m.moe_ffn_hidden_size = sm.moe_ffn_hidden_size();
+  m.num_shared_experts = sm.num_shared_experts();
+  m.shared_expert_ffn_hidden_size = sm.shared_expert_ffn_hidden_size();
+  m.first_dense_layers = sm.first_dense_layers();
+  m.q_lora_rank = sm.q_lora_rank();
+  m.kv_lora_rank = sm.kv_lora_rank();
+  m.qk_nope_head_dim = sm.qk_nope_head_dim();
+  m.qk_rope_head_dim = sm.qk_rope_head_dim();
+  m.v_head_dim = sm.v_head_dim();
+  m.moe_routing_skew = sm.moe_routing_skew();
+  m.moe_routing_seed = sm.moe_routing_seed();
 
   const auto& sp = s.parallelism();
   auto& d = p.parallelism;
@@ -393,6 +461,7 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   d.pipeline_p2p_sync = sp.pipeline_p2p_sync();
   d.first_stage_layers = sp.first_stage_layers();
   d.last_stage_layers = sp.last_stage_layers();
+  d.hierarchical_all_to_all = sp.hierarchical_all_to_all();
 
   const auto& st = s.training();
   auto& t = p.training;

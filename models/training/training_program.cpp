@@ -2,6 +2,7 @@
 #include "models/training/training_program.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -141,8 +142,35 @@ CollectiveOptions collective_options(const workload::Job& job) {
   o.dp_allreduce = dp->id;
   if (t.dp_tree_chunk_bytes != 0) o.tree_chunk_bytes = t.dp_tree_chunk_bytes;
   o.sync_p2p = job.degrees().pp_sync;
+  o.routing = &job.routing();
+  o.hierarchical_all_to_all = job.params().parallelism.hierarchical_all_to_all;
   return o;
 }
+
+std::uint32_t hierarchical_all_to_all_members(const workload::Op& op, const CollectiveOptions& options) {
+  if (!options.hierarchical_all_to_all || op.kind != OpKind::kCollective ||
+      op.collective != CollectiveKind::kAllToAll)
+    return 1;
+  return rail_members_per_node(op.group, options.gpus_per_node);
+}
+
+namespace {
+// Bytes member `src` of an all-to-all sends member `dst` (group indices): comm_bytes / n when balanced; with
+// skewed routing, dispatch sends each peer its share of the sender's pairs, combine returns the sender's
+// share of each peer's pairs (moe_routing.hpp: every member routes in the same proportions).
+double pair_bytes(const workload::Op& op, const CollectiveOptions& options, std::uint32_t src,
+                  std::uint32_t dst) {
+  const std::uint32_t n = op.group.size();
+  const double b = static_cast<double>(op.comm_bytes);
+  if (op.route == 0 || options.routing == nullptr || options.routing->balanced()) return b / n;
+  const workload::RouteKey key{op.layer, op.step, op.microbatch, op.group.first};
+  return b * options.routing->share(key, op.route == workload::kRouteCombine ? src : dst);
+}
+
+std::uint64_t message_bytes(double bytes) {
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(bytes)));
+}
+}  // namespace
 
 bool uses_tree(const workload::Op& op, const CollectiveOptions& options) {
   return options.dp_allreduce == cluster::Algorithm::kTree && op.kind == OpKind::kCollective &&
@@ -166,7 +194,11 @@ std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targe
       if (n <= 1) return 0;
       if (uses_tree(op, options))
         return tree_schedule(n, op.comm_bytes, options.tree_chunk_bytes).padded_ops();
-      if (op.collective == CollectiveKind::kAllToAll) return 2ull * (n - 1) + 1;
+      if (op.collective == CollectiveKind::kAllToAll) {
+        if (const std::uint32_t local = hierarchical_all_to_all_members(op, options); local > 1)
+          return 2ull * (local - 1) + 1 + 2ull * (n / local - 1) + 1;
+        return 2ull * (n - 1) + 1;
+      }
       return (2ull * ring_channels(op, options) + 1) * ring_steps(op.collective, n);
     }
     case OpKind::kCheckpointWrite:
@@ -210,14 +242,65 @@ GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_
         }
       }
       if (op.collective == CollectiveKind::kAllToAll) {
-        const std::uint64_t bytes = share(op.comm_bytes, n);
+        const bool skewed = op.route != 0 && options.routing != nullptr && !options.routing->balanced();
+        if (const std::uint32_t L = hierarchical_all_to_all_members(op, options); L > 1) {
+          // Member i sits on node i / L at local index i % L (rail_members_per_node). Phase 1 (NVLink): to
+          // each local peer l', everything this GPU sends to local index l' on any node; phase 2 (the
+          // rail): to the same local index on each other node, what this node's GPUs gathered for it.
+          const std::uint32_t N = n / L, node = r / L, l = r % L;
+          const auto at = [&](std::uint32_t b, std::uint32_t x) { return b * L + x; };
+          const auto phase1 = [&](std::uint32_t b, std::uint32_t from, std::uint32_t to) {
+            double sum = 0;
+            for (std::uint32_t c = 0; c < N; ++c) sum += pair_bytes(op, options, at(b, from), at(c, to));
+            return message_bytes(sum);
+          };
+          const auto phase2 = [&](std::uint32_t from, std::uint32_t to, std::uint32_t x) {
+            double sum = 0;
+            for (std::uint32_t y = 0; y < L; ++y) sum += pair_bytes(op, options, at(from, y), at(to, x));
+            return message_bytes(sum);
+          };
+          const std::uint64_t p1 = 2ull * (L - 1) + 1;
+          if (sub < L - 1) {
+            const auto j = static_cast<std::uint32_t>(sub + 1);
+            const std::uint32_t to = (l + j) % L;
+            return GpuOp::send(op.group.member(at(node, to)), phase1(node, l, to),
+                               collective_tag(op, (1ull << 40) | j));
+          }
+          if (sub < 2ull * (L - 1)) {
+            const auto j = static_cast<std::uint32_t>(sub - (L - 1) + 1);
+            const std::uint32_t from = (l + L - j) % L;
+            return GpuOp::recv(op.group.member(at(node, from)), phase1(node, from, l),
+                               collective_tag(op, (1ull << 40) | j));
+          }
+          if (sub < p1) return GpuOp::wait();
+          const std::uint64_t q = sub - p1;
+          if (q < N - 1) {
+            const auto j = static_cast<std::uint32_t>(q + 1);
+            const std::uint32_t to = (node + j) % N;
+            return GpuOp::send(op.group.member(at(to, l)), phase2(node, to, l),
+                               collective_tag(op, (2ull << 40) | j));
+          }
+          if (q < 2ull * (N - 1)) {
+            const auto j = static_cast<std::uint32_t>(q - (N - 1) + 1);
+            const std::uint32_t from = (node + N - j) % N;
+            return GpuOp::recv(op.group.member(at(from, l)), phase2(from, node, l),
+                               collective_tag(op, (2ull << 40) | j));
+          }
+          return GpuOp::wait();
+        }
         if (sub < n - 1) {  // sends: member r + j
           const auto j = static_cast<std::uint32_t>(sub + 1);
-          return GpuOp::send(op.group.member((r + j) % n), bytes, collective_tag(op, j));
+          const std::uint32_t to = (r + j) % n;
+          const std::uint64_t bytes =
+              skewed ? message_bytes(pair_bytes(op, options, r, to)) : share(op.comm_bytes, n);
+          return GpuOp::send(op.group.member(to), bytes, collective_tag(op, j));
         }
         if (sub < 2ull * (n - 1)) {  // receives: member r - j
           const auto j = static_cast<std::uint32_t>(sub - (n - 1) + 1);
-          return GpuOp::recv(op.group.member((r + n - j) % n), bytes, collective_tag(op, j));
+          const std::uint32_t from = (r + n - j) % n;
+          const std::uint64_t bytes =
+              skewed ? message_bytes(pair_bytes(op, options, from, r)) : share(op.comm_bytes, n);
+          return GpuOp::recv(op.group.member(from), bytes, collective_tag(op, j));
         }
         return GpuOp::wait();
       }

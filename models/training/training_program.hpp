@@ -9,7 +9,10 @@
 //                      a group of several nodes with several members each (gpus_per_node given): NCCL's
 //                      rail-aligned rings, one channel per member on a node (ring_order.hpp), each carrying
 //                      1/C of every step: steps [C Sends, C Recvs, Wait]      ((2C + 1) ops per step)
-//                      all-to-all: n-1 Sends of B/n, n-1 Recvs, one Wait; n == 1: nothing
+//                      all-to-all: n-1 Sends of B/n, n-1 Recvs, one Wait; n == 1: nothing; skewed
+//                      routing (model.moe_routing_skew): each Send/Recv carries its pair's routed bytes;
+//                      hierarchical (parallelism.hierarchical_all_to_all, L members on each of N nodes):
+//                      L-1 Sends, L-1 Recvs, Wait over NVLink, then N-1 Sends, N-1 Recvs, Wait on the rail
 //   DP all-reduce,  -> the pipelined double binary tree (tree_schedule.hpp): chunks of dp_tree_chunk_bytes
 //   tree algorithm     up both trees and back down, padded with no-op Waits to the longest member's count
 //                      (training.dp_allreduce_algorithm "tree": data-parallel and expert-data groups)
@@ -93,7 +96,15 @@ struct CollectiveOptions {
   // carrying its share of the bytes. The flat order would hop from the last member of one node to the
   // first of the next, across rails and through the spines, on one NIC per node.
   std::uint32_t gpus_per_node = 0;
+  // Expert all-to-alls: skewed per-peer volumes (null or balanced: comm_bytes / n to each peer), and with
+  // `hierarchical_all_to_all` (and gpus_per_node) two phases where the expert group spans several nodes
+  // with the same number of members on each (hierarchical_all_to_all_members below).
+  const workload::MoeRouting* routing = nullptr;
+  bool hierarchical_all_to_all = false;
 };
+// Members per node of an expert all-to-all's group when it runs hierarchically under `options` (the rail
+// layout's condition, rail_members_per_node), else 1 (the flat all-to-all).
+std::uint32_t hierarchical_all_to_all_members(const workload::Op& op, const CollectiveOptions& options);
 // Members per node of `group` when the rail-aligned rings apply (see gpus_per_node above), else 1: the
 // group is one arithmetic progression of GPU ranks with a stride that divides gpus_per_node, it starts within
 // the first stride of its node (so every node it touches holds the same members), and it spans several

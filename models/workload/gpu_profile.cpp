@@ -37,11 +37,15 @@ constexpr KernelEfficiency kH200{1830,        1466,        kHopperSustain, 823.9
 constexpr KernelEfficiency kB200{
     1965, 1320, 1426.4 / 1751.2, 1751.2 / 2250, 3432.5 / 4500, 646 / 989.5, 559 / 989.5, 0.85, kGap};
 
-constexpr std::array<GpuProfile, 4> kProfiles{{
+constexpr std::array<GpuProfile, 5> kProfiles{{
     {"A100-80GB", 312 * kT, 312 * kT, 0.0, 19.5 * kT, 80 * kG, 2039 * kG, 600 * kG, 400, 108, 256, 128, 64,
      kA100},
     {"H100-SXM", 989.5 * kT, 989.5 * kT, 1979 * kT, 67 * kT, 80 * kG, 3350 * kG, 900 * kG, 700, 132, 256, 128,
      64, kH100},
+    // H800 SXM: the H100 SXM's GH100 compute, HBM and power with NVLink cut to 400 GB/s total (export
+    // variant; docs/gpu-profiles.md). Its kernels run as the H100's.
+    {"H800", 989.5 * kT, 989.5 * kT, 1979 * kT, 67 * kT, 80 * kG, 3350 * kG, 400 * kG, 700, 132, 256, 128, 64,
+     kH100},
     {"H200", 989.5 * kT, 989.5 * kT, 1979 * kT, 67 * kT, 141 * kG, 4800 * kG, 900 * kG, 700, 132, 256, 128,
      64, kH200},
     {"B200", 2250 * kT, 2250 * kT, 4500 * kT, 80 * kT, 180 * kG, 8000 * kG, 1800 * kG, 1000, 148, 256, 128,

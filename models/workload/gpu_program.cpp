@@ -83,6 +83,8 @@ Op GpuProgram::layer_op(const LayerOp& t) const {
   o.dtype = t.dtype;
   o.gemm = t.gemm;
   o.kernel = t.kernel;
+  o.route = t.route;
+  o.route_fixed_bytes = t.route_fixed_bytes;
   if (t.kind == OpKind::kDataRead) o.comm_bytes = t.comm_bytes;
   if (t.kind == OpKind::kCollective) {
     o.collective = t.collective;
@@ -91,6 +93,22 @@ Op GpuProgram::layer_op(const LayerOp& t) const {
     o.comm_bytes = t.comm_bytes;
   }
   return o;
+}
+
+RouteKey GpuProgram::route_key(const Op& o) const {
+  return {o.layer, o.step, o.microbatch, job_->group(rank_, GroupKind::kExpert).first};
+}
+
+// A routed-expert compute op on a skewed job: this GPU processes n x share of the group's pairs instead of
+// the balanced 1/n, so its token-proportional work (FLOPs, activation bytes, GEMM rows) scales by n x share.
+void GpuProgram::routed(Op& o) const {
+  const MoeRouting& r = job_->routing();
+  if (r.balanced()) return;
+  const GroupDesc g = job_->group(rank_, GroupKind::kExpert);
+  const double f = g.size() * r.share(route_key(o), g.index_of(rank_));
+  o.flops *= f;
+  o.bytes = o.route_fixed_bytes + (o.bytes - o.route_fixed_bytes) * f;
+  o.gemm.m *= f;
 }
 
 Op GpuProgram::p2p(bool send, std::uint32_t step, const ScheduleSlot& s) const {
@@ -149,6 +167,7 @@ Op GpuProgram::slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) c
     o.microbatch = s.microbatch;
     o.chunk = s.chunk;
     o.layer = layer;
+    if (o.route == kRouteCompute) routed(o);
     return o;
   };
   const bool has_recv = p2p_on && (s.forward ? !first : !last);
@@ -170,15 +189,32 @@ Op GpuProgram::slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) c
     if (pos < pre.size()) return finish(layer_op(pre[pos]), s.forward ? layer0 : layer0 + lc - 1);
     pos -= pre.size();
   }
-  const auto& body = s.forward ? L.forward : L.backward;
-  const std::uint64_t body_ops = std::uint64_t{lc} * body.size();
-  if (pos < body_ops) {
-    const auto j = static_cast<std::uint32_t>(pos / body.size());
-    const std::uint32_t layer =
-        s.forward ? layer0 + j : layer0 + lc - 1 - j;  // backward runs layers in reverse
-    return finish(layer_op(body[pos % body.size()]), layer);
+  // The chunk's layers: forward from layer0 up, backward from the top down (in reverse). An MoE model's
+  // leading dense layers come first in the forward and last in the backward.
+  const std::uint32_t nd = job_->leading_dense_in_chunk(stage_, s.chunk);
+  const auto& moe_body = s.forward ? L.forward : L.backward;
+  const auto& dense_body = s.forward ? L.dense_forward : L.dense_backward;
+  const std::uint64_t moe_ops = std::uint64_t{lc - nd} * moe_body.size();
+  const std::uint64_t dense_ops = std::uint64_t{nd} * dense_body.size();
+  if (s.forward && pos < dense_ops) {
+    const auto j = static_cast<std::uint32_t>(pos / dense_body.size());
+    return finish(layer_op(dense_body[pos % dense_body.size()]), layer0 + j);
   }
-  pos -= body_ops;
+  if (s.forward && pos < dense_ops + moe_ops) {
+    const std::uint64_t q = pos - dense_ops;
+    const auto j = static_cast<std::uint32_t>(q / moe_body.size());
+    return finish(layer_op(moe_body[q % moe_body.size()]), layer0 + nd + j);
+  }
+  if (!s.forward && pos < moe_ops) {
+    const auto j = static_cast<std::uint32_t>(pos / moe_body.size());
+    return finish(layer_op(moe_body[pos % moe_body.size()]), layer0 + lc - 1 - j);
+  }
+  if (!s.forward && pos < moe_ops + dense_ops) {
+    const std::uint64_t q = pos - moe_ops;
+    const auto j = static_cast<std::uint32_t>(q / dense_body.size());
+    return finish(layer_op(dense_body[q % dense_body.size()]), layer0 + nd - 1 - j);
+  }
+  pos -= moe_ops + dense_ops;
   if (post_on) {
     if (pos < post.size()) return finish(layer_op(post[pos]), s.forward ? layer0 + lc - 1 : layer0);
     pos -= post.size();

@@ -47,8 +47,14 @@ class GpuProgram {
   Op slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) const;
   Op layer_op(const LayerOp& t) const;
   Op p2p(bool send, std::uint32_t step, const ScheduleSlot& s) const;
-  Op pp_gather(bool forward) const;  // scatter/gather: TP all-gather of a received activation slice
+  Op pp_gather(bool forward) const;
+  void routed(Op& o) const;  // scales a routed-expert compute op by this GPU's routed share
+ public:
+  // The routing key of a routed op of this GPU (moe_routing.hpp): its layer, step, micro-batch and expert
+  // group.
+  RouteKey route_key(const Op& o) const;
 
+ private:  // scatter/gather: TP all-gather of a received activation slice
   std::shared_ptr<const Job> job_;
   std::uint32_t rank_;
   std::uint32_t stage_;

@@ -43,9 +43,15 @@ std::vector<Producer> producers(const Job& job, std::uint32_t stage) {
       pos += L.head_backward.size();
       out.push_back({pos - 1, L.head_params_per_gpu * ge, 0});
     }
-    for (std::uint32_t j = 0; j < job.layers_in_chunk(stage); ++j) {
-      pos += L.backward.size();
-      out.push_back({pos - 1, dense_layer, expert_layer});
+    const std::uint32_t lc = job.layers_in_chunk(stage);
+    for (std::uint32_t j = 0; j < lc; ++j) {
+      const std::uint32_t layer = job.first_layer(stage, s.chunk) + lc - 1 - j;  // the backward's order
+      pos += job.layer_backward(layer).size();
+      if (job.leading_dense(layer)) {
+        out.push_back({pos - 1, zero3 ? 0 : L.first_dense_layer_params_per_gpu * ge, 0});
+      } else {
+        out.push_back({pos - 1, dense_layer, expert_layer});
+      }
     }
     if (first && !L.embedding_backward.empty()) {
       pos += L.embedding_backward.size();

@@ -33,7 +33,8 @@ JobParams checked(JobParams p) {
         t.global_batch_sequences}) {
     if (v == 0) invalid();
   }
-  if (m.hidden_size % m.num_attention_heads != 0 || d.data_parallel % d.expert_parallel != 0 ||
+  if ((m.kv_lora_rank == 0 && m.hidden_size % m.num_attention_heads != 0) ||
+      d.data_parallel % d.expert_parallel != 0 ||
       t.global_batch_sequences % (std::uint64_t{t.micro_batch_sequences} * d.data_parallel) != 0) {
     invalid();
   }
@@ -89,6 +90,10 @@ Job::Job(JobParams params, EfficiencyParams efficiency, std::shared_ptr<const Me
       world_(static_cast<std::uint32_t>(params_.world_size_gpus())),
       stage_layers_(static_cast<std::uint32_t>(shape_.layers), deg_.pp, deg_.vpp,
                     params_.parallelism.first_stage_layers, params_.parallelism.last_stage_layers) {
+  if (shape_.moe()) {
+    routing_ = MoeRouting(static_cast<std::uint32_t>(shape_.experts), deg_.ep,
+                          static_cast<std::uint32_t>(shape_.top_k), shape_.routing_skew, shape_.routing_seed);
+  }
   offsets_.resize(deg_.pp);
   for (std::uint32_t s = 0; s < deg_.pp; ++s) {
     auto& o = offsets_[s];
@@ -161,30 +166,52 @@ std::uint64_t Job::slot_op_count(std::uint32_t stage, const ScheduleSlot& s) con
   std::uint64_t n = 0;
   // A receive is followed by the TP all-gather of the scattered activation (scatter/gather).
   const std::uint64_t recv_ops = deg_.pp_scatter_gather ? 2 : 1;
+  const std::uint64_t dense = leading_dense_in_chunk(stage, s.chunk);
   if (s.forward) {
     n += (p2p && !first) * recv_ops + (p2p && !last);
     n += first ? ops_.embedding_forward.size() : 0;
     n += last ? ops_.head_forward.size() : 0;
-    n += std::uint64_t{layers_in_chunk(stage)} * ops_.forward.size();
+    n += std::uint64_t{layers_in_chunk(stage) - dense} * ops_.forward.size() +
+         dense * ops_.dense_forward.size();
   } else {
     n += (p2p && !last) * recv_ops + (p2p && !first);
     n += first ? ops_.embedding_backward.size() : 0;
     n += last ? ops_.head_backward.size() : 0;
-    n += std::uint64_t{layers_in_chunk(stage)} * ops_.backward.size();
+    n += std::uint64_t{layers_in_chunk(stage) - dense} * ops_.backward.size() +
+         dense * ops_.dense_backward.size();
   }
   return n;
 }
 
+std::uint32_t Job::leading_dense_in_chunk(std::uint32_t stage, std::uint32_t chunk) const {
+  if (!shape_.moe()) return 0;
+  const std::uint64_t first = first_layer(stage, chunk), k = shape_.dense_layers;
+  return first >= k ? 0
+                    : static_cast<std::uint32_t>(std::min<std::uint64_t>(k - first, layers_in_chunk(stage)));
+}
+
+std::uint32_t Job::leading_dense_in_stage(std::uint32_t stage) const {
+  std::uint32_t n = 0;
+  for (std::uint32_t c = 0; c < deg_.vpp; ++c) n += leading_dense_in_chunk(stage, c);
+  return n;
+}
+
+double Job::layer_dense_params(std::uint32_t stage) const {
+  const double dense = leading_dense_in_stage(stage);
+  const double layers = layers_in_stage(stage) - dense;
+  return layers * ops_.dense_layer_params_per_gpu + dense * ops_.first_dense_layer_params_per_gpu;
+}
+
 double Job::dense_grad_params(std::uint32_t stage) const {
-  const double layers = layers_in_stage(stage);
-  double n = layers * ops_.dense_layer_params_per_gpu;
+  double n = layer_dense_params(stage);
   if (stage == 0) n += ops_.embedding_params_per_gpu;
   if (stage == deg_.pp - 1) n += ops_.head_params_per_gpu;
   return n;
 }
 
 double Job::expert_grad_params(std::uint32_t stage) const {
-  return static_cast<double>(layers_in_stage(stage)) * ops_.expert_layer_params_per_gpu;
+  return static_cast<double>(layers_in_stage(stage) - leading_dense_in_stage(stage)) *
+         ops_.expert_layer_params_per_gpu;
 }
 
 // Gradients are reduced in the storage dtype (BF16 for an FP8 job: Transformer Engine's FP8 recipe keeps
@@ -254,7 +281,7 @@ std::vector<LayerOp> Job::build_step_end(std::uint32_t stage) const {
   double dense = j.dense_grad_params(stage);
   double expert = j.expert_grad_params(stage);
   if (zero == 3) {
-    dense -= static_cast<double>(j.layers_in_stage(stage)) * j.layer_ops().dense_layer_params_per_gpu;
+    dense -= j.layer_dense_params(stage);
     expert = 0;
   }
   const bool sharded = zero >= 1;
@@ -283,8 +310,9 @@ std::vector<LayerOp> Job::build_step_end(std::uint32_t stage) const {
   // FP8 (Transformer Engine): each GEMM weight is cast to FP8 with its transpose once per step, on the first
   // micro-batch (Megatron-LM passes is_first_microbatch), reading 2 and writing 1 + 1 bytes per parameter.
   if (j.shape().dtype == DType::kFp8) {
-    const double layer_weights =
-        static_cast<double>(j.layers_in_stage(stage)) * j.layer_ops().layer_params_per_gpu;
+    const double nd = j.leading_dense_in_stage(stage);
+    const double layer_weights = (j.layers_in_stage(stage) - nd) * j.layer_ops().layer_params_per_gpu +
+                                 nd * j.layer_ops().first_dense_layer_params_per_gpu;
     LayerOp cast;
     cast.kind = OpKind::kCompute;
     cast.phase = Phase::kOptimizer;

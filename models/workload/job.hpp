@@ -13,6 +13,7 @@
 
 #include "models/workload/compute_model.hpp"
 #include "models/workload/job_params.hpp"
+#include "models/workload/moe_routing.hpp"
 #include "models/workload/ops.hpp"
 #include "models/workload/pipeline_schedule.hpp"
 #include "models/workload/stage_layers.hpp"
@@ -50,6 +51,23 @@ class Job {
     return stage_layers_.first_layer(stage, chunk);
   }
   std::uint64_t micro_batch_sequences() const { return params_.training.micro_batch_sequences; }
+  // An MoE model's leading dense layers (model.first_dense_layers): their op templates and how many of a
+  // chunk's / stage's layers they are.
+  bool leading_dense(std::uint32_t layer) const { return shape_.moe() && layer < shape_.dense_layers; }
+  const std::vector<LayerOp>& layer_forward(std::uint32_t layer) const {
+    return leading_dense(layer) ? ops_.dense_forward : ops_.forward;
+  }
+  const std::vector<LayerOp>& layer_backward(std::uint32_t layer) const {
+    return leading_dense(layer) ? ops_.dense_backward : ops_.backward;
+  }
+  std::uint32_t leading_dense_in_chunk(std::uint32_t stage, std::uint32_t chunk) const;
+  std::uint32_t leading_dense_in_stage(std::uint32_t stage) const;
+  // Non-expert parameters of one layer on this GPU (a leading dense layer's or an MoE/dense layer's).
+  double dense_params_of_layer(std::uint32_t layer) const {
+    return leading_dense(layer) ? ops_.first_dense_layer_params_per_gpu : ops_.dense_layer_params_per_gpu;
+  }
+  // Skewed token routing (moe_routing.hpp); balanced() when model.moe_routing_skew is 0.
+  const MoeRouting& routing() const { return routing_; }
 
   RankCoords coords(std::uint32_t rank) const;
   std::uint32_t rank_of(const RankCoords& c) const;
@@ -65,6 +83,7 @@ class Job {
   // Gradient bytes per GPU of a stage and their split (dense over DP x CP, expert over expert-data).
   double dense_grad_params(std::uint32_t stage) const;
   double expert_grad_params(std::uint32_t stage) const;
+  double layer_dense_params(std::uint32_t stage) const;  // dense_grad_params without embedding and head
   double grad_bytes_per_param() const;
   // Step-end ops of a stage (gradient sync, optimizer, ZeRO all-gathers), group filled in per rank.
   const std::vector<LayerOp>& step_end_ops(std::uint32_t stage) const { return step_end_[stage]; }
@@ -81,6 +100,7 @@ class Job {
   PipelineSchedule schedule_;
   std::uint32_t world_ = 1;
   StageLayers stage_layers_;
+  MoeRouting routing_;
   std::vector<LayerOp> build_step_end(std::uint32_t stage) const;
   std::vector<std::vector<std::uint64_t>> offsets_;
   std::vector<std::vector<LayerOp>> step_end_;  // [stage]  // [stage][slot] prefix sums; size p x (2mv + 1)

@@ -37,11 +37,14 @@ enum class Optimizer : std::uint8_t {
   kSgd,   // fp32 master weights + momentum
 };
 
-// Transformer shape. Dense when num_experts <= 1, mixture-of-experts otherwise (every layer's MLP is MoE).
+// Transformer shape. Dense when num_experts <= 1, mixture-of-experts otherwise: every layer's MLP is MoE
+// except the first first_dense_layers (DeepSeek's first_k_dense_replace), which have a dense MLP of
+// ffn_hidden_size. docs/workload.md "DeepSeek-style MoE" cites the shapes.
 struct ModelParams {
   std::uint32_t num_layers = 0;
   std::uint32_t hidden_size = 0;
-  std::uint32_t ffn_hidden_size = 0;  // per-expert FFN width for MoE layers
+  // Dense MLP width; also each routed expert's width when moe_ffn_hidden_size is 0 (Mixtral style).
+  std::uint32_t ffn_hidden_size = 0;
   std::uint32_t num_attention_heads = 0;
   std::uint32_t num_kv_heads = 0;  // grouped-query attention; 0 = num_attention_heads
   std::uint32_t seq_length_tokens = 0;
@@ -55,6 +58,23 @@ struct ModelParams {
   bool learned_position_embeddings = false;  // seq_length_tokens x hidden_size extra parameters
   bool untied_embeddings = false;            // separate output projection (vocab_size x hidden_size)
   bool fused_attention = false;              // flash-style attention: no seq^2 score tensor in HBM
+  // DeepSeek-style MoE (MoE only). Megatron-LM's --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size
+  // (here count x width) and --moe-layer-freq's leading dense layers.
+  std::uint32_t moe_ffn_hidden_size = 0;            // each routed expert's FFN width; 0 = ffn_hidden_size
+  std::uint32_t num_shared_experts = 0;             // experts every token passes through (no routing)
+  std::uint32_t shared_expert_ffn_hidden_size = 0;  // each shared expert's width; 0 = the routed width
+  std::uint32_t first_dense_layers = 0;             // the first k layers have a dense MLP
+  // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, section 2.1): on when kv_lora_rank > 0.
+  std::uint32_t q_lora_rank = 0;  // query compression rank; 0 = queries projected directly from the hidden
+  std::uint32_t kv_lora_rank = 0;
+  std::uint32_t qk_nope_head_dim = 0;  // per-head query/key dims without rotary position embedding
+  std::uint32_t qk_rope_head_dim = 0;  // per-head (decoupled) rotary dims; the key's is shared by all heads
+  std::uint32_t v_head_dim = 0;
+  // Token-routing imbalance (moe_routing.hpp): 0 = perfectly balanced routing; > 0 = each expert's share of
+  // the tokens is proportional to exp(skew x z), z standard normal drawn per (seed, layer, step,
+  // micro-batch, expert-data replica, expert) from the counter-based RNG.
+  double moe_routing_skew = 0;
+  std::uint64_t moe_routing_seed = 0;
 };
 
 // Parallel degrees, each >= 1 (GPUs per dimension; world size = TP x PP x DP x CP).
@@ -76,6 +96,9 @@ struct ParallelismParams {
   // what the set ones leave). Megatron-LM's --decoder-{first,last}-pipeline-num-layers (stage_layers.hpp).
   std::uint32_t first_stage_layers = 0;
   std::uint32_t last_stage_layers = 0;
+  // Expert all-to-alls in two phases when the expert group spans nodes with several members on each: an
+  // NVLink phase among a node's members, then one inter-node exchange per rail (moe_routing.hpp).
+  bool hierarchical_all_to_all = false;
 };
 
 struct TrainingParams {

@@ -10,14 +10,16 @@
 namespace warpsim::workload {
 
 double layer_activation_bytes(const ModelShape& s, const Degrees& d, std::uint64_t micro_batch,
-                              RecomputeMode recompute) {
+                              RecomputeMode recompute, bool dense_mlp) {
   const double e = dtype_bytes(storage_dtype(s.dtype));  // one activation value (Korthikanti: 2 bytes)
-  const double t = d.tp, h = s.hidden, hd = s.head_dim();
+  const double t = d.tp, h = s.hidden;
+  const double dqk = static_cast<double>(s.qk_head_dim()), dv = static_cast<double>(s.v_head_dim());
   const double T = static_cast<double>(micro_batch) * s.seq / d.cp;  // local tokens (sb / cp)
   const double r = d.sequence_parallel ? T / t : T;                  // tokens outside the TP region
   if (recompute == RecomputeMode::kFull) return e * r * h;           // the layer's input only: 2sbh(/t)
   const double a_l = static_cast<double>(s.heads) / t, kv_l = static_cast<double>(s.kv_heads) / t;
-  const double f_l = static_cast<double>(s.ffn) / t;
+  const bool moe = s.moe() && !dense_mlp;
+  const double f_l = static_cast<double>(moe && s.moe_ffn ? s.moe_ffn : s.ffn) / t;
   // A GEMM input saved for the weight-gradient GEMM: an FP8 job's Transformer Engine linear layers save the
   // FP8 cast of their input (1 byte) rather than the 16-bit tensor.
   const double g = s.dtype == DType::kFp8 ? dtype_bytes(DType::kFp8) : e;
@@ -26,7 +28,10 @@ double layer_activation_bytes(const ModelShape& s, const Degrees& d, std::uint64
   double bytes = (2 * e + 2 * g + 2) * r * h;
   // Inside (their 24/t): Q, K, V (4sbh + 2sbh for multi-head attention; K and V are kv_heads wide) and the
   // output projection's input (2sbh).
-  bytes += e * T * (a_l * hd + 2 * kv_l * hd) + g * T * a_l * hd;
+  // MLA (DeepSeek-V2): the per-head Q, K (qk wide) and V (v wide) after the up-projections, plus the two
+  // latents (the up-projections' inputs) and the shared rotary key.
+  bytes += e * T * (a_l * dqk + kv_l * (dqk + dv)) + g * T * a_l * dv;
+  if (s.mla()) bytes += g * T * static_cast<double>(s.q_lora + s.kv_lora + s.qk_rope);
   // The s x s attention scores (their 5as/h): softmax output, dropout mask (1 byte) and dropout output.
   // Neither a fused (flash) attention kernel nor selective recomputation keeps them.
   if (!s.fused_attention && recompute == RecomputeMode::kNone) {
@@ -36,9 +41,12 @@ double layer_activation_bytes(const ModelShape& s, const Degrees& d, std::uint64
   // the activation's input, and the down projection's input; an MoE layer does it for top-k copies of each
   // token and also keeps the dispatched tokens, the experts' GEMM input.
   const double up = s.gated_mlp ? 2 : 1;
-  const double k = s.moe() ? static_cast<double>(s.top_k) : 1.0;
+  const double k = moe ? static_cast<double>(s.top_k) : 1.0;
   bytes += T * k * f_l * (e * up + g);
-  if (s.moe()) bytes += g * T * k * h;
+  if (moe) bytes += g * T * k * h;
+  // Shared experts: a dense MLP of their total width over every token.
+  if (moe && s.shared_experts)
+    bytes += T * static_cast<double>(s.shared_experts * s.shared_ffn) / t * (e * up + g);
   return bytes;
 }
 
@@ -54,6 +62,8 @@ MemoryEstimate estimate_memory(const Job& job) {
   const double dp_n = job.group(0, GroupKind::kDataContext).size();
   const double edp_n = job.group(0, GroupKind::kExpertDataContext).size();
   const double per_layer = layer_activation_bytes(s, d, job.micro_batch_sequences(), t.activation_recompute);
+  const double per_dense_layer =
+      layer_activation_bytes(s, d, job.micro_batch_sequences(), t.activation_recompute, true);
   // Full recomputation re-materializes one layer's activations at a time during the backward.
   const double working = t.activation_recompute == RecomputeMode::kFull
                              ? layer_activation_bytes(s, d, job.micro_batch_sequences(), RecomputeMode::kNone)
@@ -75,8 +85,13 @@ MemoryEstimate estimate_memory(const Job& job) {
     g.optimizer_bytes = (d.zero >= 1 ? sharded : full) * opt;
     g.inflight_chunks =
         std::min<std::uint64_t>(sched.warmup(st) + 1, std::uint64_t{sched.microbatches()} * sched.chunks());
-    g.activation_bytes =
-        static_cast<double>(g.inflight_chunks) * job.layers_in_chunk(st) * per_layer + working;
+    // A stage's chunks hold the same number of layers; the leading dense ones count at their own size
+    // (averaged over the stage's chunks).
+    const double nd = job.leading_dense_in_stage(st), lst = job.layers_in_stage(st);
+    const double chunk_layers_bytes =
+        nd == 0 ? job.layers_in_chunk(st) * per_layer
+                : job.layers_in_chunk(st) * ((lst - nd) * per_layer + nd * per_dense_layer) / lst;
+    g.activation_bytes = static_cast<double>(g.inflight_chunks) * chunk_layers_bytes + working;
     if (st == d.pp - 1) g.activation_bytes += 4 * T * vocab_l;  // fp32 logits of the loss
     m.stages.push_back(g);
     if (g.total_bytes() > m.stages[m.peak_stage].total_bytes()) m.peak_stage = st;

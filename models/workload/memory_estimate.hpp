@@ -52,9 +52,9 @@ struct MemoryEstimate {
 };
 
 // Activation bytes one transformer layer keeps for its backward, per micro-batch of `micro_batch`
-// sequences, on one GPU.
+// sequences, on one GPU; `dense_mlp`: an MoE model's leading dense layer (model.first_dense_layers).
 double layer_activation_bytes(const ModelShape& s, const Degrees& d, std::uint64_t micro_batch,
-                              RecomputeMode recompute);
+                              RecomputeMode recompute, bool dense_mlp = false);
 
 MemoryEstimate estimate_memory(const Job& job);
 

@@ -78,6 +78,9 @@ struct GroupDesc {
   bool operator==(const GroupDesc&) const = default;
 };
 
+// Op::route values: a routed-expert compute op, an all-to-all towards the experts' GPUs or back from them.
+inline constexpr std::uint8_t kRouteCompute = 1, kRouteDispatch = 2, kRouteCombine = 3;
+
 struct Op {
   OpKind kind = OpKind::kCompute;
   Phase phase = Phase::kForward;
@@ -101,6 +104,10 @@ struct Op {
   std::uint32_t microbatch = 0;
   std::uint32_t chunk = 0;  // virtual pipeline chunk
   std::uint32_t layer = 0;  // global layer index
+  // Routed-expert work (kRoute* above): 0 none. A kAllToAll with kRouteDispatch/kRouteCombine sends
+  // per-peer volumes from the job's MoeRouting (comm_bytes is then the balanced total).
+  std::uint8_t route = 0;
+  double route_fixed_bytes = 0;
 };
 
 // Bytes each member sends over the wire for a collective executed as a ring (bandwidth term only):

@@ -40,9 +40,13 @@ class Builder {
   // product of the batch (default: no shape, e.g. fused attention, which is not a plain GEMM). Grouped
   // expert GEMMs run in the job's GEMM dtype (`low_precision`); attention stays in the storage dtype.
   void matmul(std::string_view f, std::string_view b, double flops, double elements, GemmShape shape = {},
-              KernelKind kernel = KernelKind::kMatmul, bool low_precision = false) {
+              KernelKind kernel = KernelKind::kMatmul, bool low_precision = false, double routed_fixed = -1) {
     LayerOp op;
     op.name = f;
+    if (routed_fixed >= 0) {
+      op.route = kRouteCompute;
+      op.route_fixed_bytes = e_ * routed_fixed;
+    }
     op.flops = flops;
     op.bytes = e_ * elements;
     op.dtype = low_precision ? gemm_dtype_ : dtype_;
@@ -104,7 +108,14 @@ LayerOp backward_of(const Proto& p) {
     op.bytes = p.bwd_bytes >= 0 ? p.bwd_bytes : 2 * op.bytes;
     op.gemm.backward = op.gemm.valid();
     if (op.kernel == KernelKind::kAttentionFwd) op.kernel = KernelKind::kAttentionBwd;
+    op.route_fixed_bytes *= 2;
     return op;
+  }
+  // The gradients of dispatched tokens travel back the way the combine goes, and vice versa.
+  if (op.route == kRouteDispatch) {
+    op.route = kRouteCombine;
+  } else if (op.route == kRouteCombine) {
+    op.route = kRouteDispatch;
   }
   switch (op.collective) {
     case CollectiveKind::kAllGather:
@@ -143,6 +154,24 @@ ModelShape ModelShape::from_params(const ModelParams& m) {
   s.learned_pos = m.learned_position_embeddings;
   s.untied = m.untied_embeddings;
   s.fused_attention = m.fused_attention;
+  if (s.moe()) {
+    s.moe_ffn = m.moe_ffn_hidden_size ? m.moe_ffn_hidden_size : m.ffn_hidden_size;
+    s.shared_experts = m.num_shared_experts;
+    s.shared_ffn = s.shared_experts
+                       ? (m.shared_expert_ffn_hidden_size ? m.shared_expert_ffn_hidden_size : s.moe_ffn)
+                       : 0;
+    s.dense_layers = m.first_dense_layers;
+    s.routing_skew = m.moe_routing_skew;
+    s.routing_seed = m.moe_routing_seed;
+  }
+  if (m.kv_lora_rank > 0) {
+    s.q_lora = m.q_lora_rank;
+    s.kv_lora = m.kv_lora_rank;
+    s.qk_nope = m.qk_nope_head_dim;
+    s.qk_rope = m.qk_rope_head_dim;
+    s.v_dim = m.v_head_dim;
+    s.kv_heads = s.heads;  // MLA up-projects a key and a value per head
+  }
   return s;
 }
 
@@ -165,22 +194,44 @@ Degrees Degrees::from_params(const ParallelismParams& p) {
 
 double ParamCounts::active(std::uint64_t layers, std::uint64_t experts_n, std::uint64_t top_k) const {
   const double active_experts = experts_n > 1 ? experts * static_cast<double>(top_k) / experts_n : 0.0;
-  return (per_layer() - experts + active_experts) * layers + embedding + output + final_norm;
+  return (per_layer() - experts + active_experts) * static_cast<double>(layers - first_dense_layers) +
+         dense_first_layer() * static_cast<double>(first_dense_layers) + embedding + output + final_norm;
 }
 
-ParamCounts count_params(const ModelShape& s) {
-  const double h = s.hidden, f = s.ffn, d = s.head_dim();
-  const double qkv_out = h + 2.0 * s.kv_heads * d;
+namespace {
+// One (gated) MLP of width f with the shape's biases.
+double mlp_params(const ModelShape& s, double f) {
   const double mats = s.gated_mlp ? 3 : 2;
+  return mats * s.hidden * f + (s.linear_bias ? (mats - 1) * f + s.hidden : 0);
+}
+}  // namespace
+
+ParamCounts count_params(const ModelShape& s) {
+  const double h = s.hidden;
   const double norm = s.rms_norm ? h : 2 * h;
   ParamCounts c;
-  c.attention = h * qkv_out + h * h + (s.linear_bias ? qkv_out + h : 0);
-  const double mlp = mats * h * f + (s.linear_bias ? (mats - 1) * f + h : 0);
-  if (s.moe()) {
-    c.experts = mlp * s.experts;
-    c.router = h * s.experts;
+  if (s.mla()) {
+    // DeepSeek-V2 (arXiv 2405.04434) section 2.1: W^DQ [h x q_lora] and its norm, W^UQ/W^QR [q_lora x
+    // heads (nope + rope)] (or one h x heads (nope + rope) projection without query compression), W^DKV and
+    // W^KR [h x (kv_lora + rope)], the latent's norm, W^UK/W^UV [kv_lora x heads (nope + v)], W^O [heads v x
+    // h].
+    const double a = s.heads, qk = static_cast<double>(s.qk_head_dim());
+    const double q = s.q_lora ? h * s.q_lora + s.q_lora + s.q_lora * a * qk : h * a * qk;
+    const double kv = h * (s.kv_lora + s.qk_rope) + s.kv_lora + s.kv_lora * a * (s.qk_nope + s.v_dim);
+    c.attention = q + kv + a * s.v_dim * h;
   } else {
-    c.mlp_dense = mlp;
+    const double d = s.head_dim();
+    const double qkv_out = h + 2.0 * s.kv_heads * d;
+    c.attention = h * qkv_out + h * h + (s.linear_bias ? qkv_out + h : 0);
+  }
+  if (s.moe()) {
+    c.experts = mlp_params(s, s.moe_ffn ? s.moe_ffn : s.ffn) * s.experts;
+    c.shared_experts = s.shared_experts ? mlp_params(s, s.shared_ffn) * s.shared_experts : 0;
+    c.router = h * s.experts;
+    c.first_dense_layers = s.dense_layers;
+    c.first_dense_mlp = s.dense_layers ? mlp_params(s, s.ffn) : 0;
+  } else {
+    c.mlp_dense = mlp_params(s, s.ffn);
   }
   c.norms = 2 * norm;
   c.embedding = static_cast<double>(s.vocab) * h + (s.learned_pos ? static_cast<double>(s.seq) * h : 0);
@@ -192,34 +243,43 @@ ParamCounts count_params(const ModelShape& s) {
 double analytic_step_flops(const ModelShape& s, std::uint64_t global_batch_sequences) {
   const ParamCounts c = count_params(s);
   const double tokens = static_cast<double>(global_batch_sequences) * s.seq;
+  // Scores (qk width) and the weighted sum of values (v width) per head, forward + backward: 6 seq^2 heads
+  // (qk + v) per sequence and layer, the usual 12 seq^2 hidden when both widths are hidden / heads.
   const double attention =
-      12.0 * s.layers * static_cast<double>(s.seq) * s.seq * s.hidden * global_batch_sequences;
+      s.mla() ? 6.0 * s.layers * static_cast<double>(s.seq) * s.seq * static_cast<double>(s.heads) *
+                    static_cast<double>(s.qk_head_dim() + s.v_head_dim()) * global_batch_sequences
+              : 12.0 * s.layers * static_cast<double>(s.seq) * s.seq * s.hidden * global_batch_sequences;
   // Embedding lookups do no FLOPs: only the output projection (the tied table or the untied head) does.
   const double lookup_only = c.embedding - (s.untied ? 0.0 : static_cast<double>(s.vocab) * s.hidden);
+  // The MLA norms are weights without a matrix multiply; they are a few thousand parameters (ignored).
   return 6.0 * (c.active(s.layers, s.experts, s.top_k) - lookup_only) * tokens + attention;
 }
 
 LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t micro_batch,
                          RecomputeMode recompute) {
-  if (s.heads % d.tp || s.kv_heads % d.tp || s.ffn % d.tp || s.seq % d.cp || s.experts % d.ep) {
+  const std::uint64_t moe_ffn = s.moe_ffn ? s.moe_ffn : s.ffn;
+  if (s.heads % d.tp || s.kv_heads % d.tp || s.ffn % d.tp || s.seq % d.cp || s.experts % d.ep ||
+      (s.moe() && (moe_ffn % d.tp || (s.shared_experts * s.shared_ffn) % d.tp))) {
     throw std::invalid_argument("parallelism: degrees do not divide the model shape");
   }
   const double e = dtype_bytes(storage_dtype(s.dtype));  // activations and their communication
   const double t = d.tp;
   const double T = static_cast<double>(micro_batch) * s.seq / d.cp;  // local tokens
   const double T_sp = d.sequence_parallel ? T / t : T;               // tokens outside the TP region
-  const double h = s.hidden, hd = s.head_dim();
+  const double h = s.hidden;
+  const double dqk = static_cast<double>(s.qk_head_dim()), dv = static_cast<double>(s.v_head_dim());
   const double a_l = static_cast<double>(s.heads) / t, kv_l = static_cast<double>(s.kv_heads) / t;
-  const double f_l = static_cast<double>(s.ffn) / t;
   const double up = s.gated_mlp ? 2 : 1;
   const double S = s.seq;  // keys each local query attends to (all chunks, via the CP ring)
   const double V_l = static_cast<double>((s.vocab + d.tp - 1) / d.tp);
   const ParamCounts pc = count_params(s);
 
   LayerOps out;
-  out.dense_layer_params_per_gpu = (pc.attention + pc.mlp_dense) / t + pc.router + pc.norms;
+  out.dense_layer_params_per_gpu =
+      (pc.attention + pc.mlp_dense + pc.shared_experts) / t + pc.router + pc.norms;
   out.expert_layer_params_per_gpu = pc.experts / (t * d.ep);
   out.layer_params_per_gpu = out.dense_layer_params_per_gpu + out.expert_layer_params_per_gpu;
+  out.first_dense_layer_params_per_gpu = (pc.attention + pc.first_dense_mlp) / t + pc.norms;
   out.embedding_params_per_gpu = pc.embedding / t;
   out.head_params_per_gpu = (s.untied ? pc.output / t : (d.pp > 1 ? pc.embedding / t : 0.0)) + pc.final_norm;
   out.activation_bytes = static_cast<std::uint64_t>(T_sp * h * e);
@@ -239,115 +299,160 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
       b.collective("tp_allreduce", "tp_allreduce", CollectiveKind::kAllReduce, GroupKind::kTensor, T * h * e);
     }
   };
-
-  Builder b(s.dtype);
-  b.elementwise("ln1_fwd", "ln1_bwd", T_sp * h, 2);
-  tp_enter(b);
-  b.gemm("qkv_fwd", "qkv_bwd", T, h, (a_l + 2 * kv_l) * hd);
-  if (!s.learned_pos) {
-    // Rotary embeddings (models without learned absolute positions): Q and K read and written once; the
-    // backward rotates their gradients the same way.
-    const double qk = T * (a_l + kv_l) * hd;
-    b.elementwise_bytes("rope_fwd", "rope_bwd", 2 * e * qk, 2 * e * qk, qk);
-  }
-  const std::size_t core_begin = b.ops.size();  // the attention core (selective recomputation) starts here
-  if (d.cp > 1) {
-    b.collective("cp_ring_fwd", "cp_ring_bwd", CollectiveKind::kRingExchange, GroupKind::kContext,
-                 T * 2 * kv_l * hd * e);
-  }
-  if (s.fused_attention) {
-    b.matmul("attn_fwd", "attn_bwd", 4 * T * S * a_l * hd, 2 * T * a_l * hd + 2 * S * kv_l * hd, {},
-             KernelKind::kAttentionFwd);
-  } else {
-    // Per sequence and head: scores[q x S] = Q[q x hd] K^T, then out[q x hd] = P[q x S] V, q = local queries.
-    const double q = static_cast<double>(s.seq) / d.cp, heads_batch = static_cast<double>(micro_batch) * a_l;
-    b.matmul("attn_scores_fwd", "attn_scores_bwd", 2 * T * S * a_l * hd,
-             T * a_l * hd + S * kv_l * hd + a_l * T * S, {q, S, hd, heads_batch});
-    b.elementwise("softmax_fwd", "softmax_bwd", a_l * T * S, 2);
-    b.elementwise("attn_dropout_fwd", "attn_dropout_bwd", a_l * T * S, 2);
-    b.matmul("attn_values_fwd", "attn_values_bwd", 2 * T * S * a_l * hd,
-             a_l * T * S + S * kv_l * hd + T * a_l * hd, {q, hd, S, heads_batch});
-  }
-  // An FP8 output projection's input cast belongs to the projection, not to the attention core.
-  const std::size_t core_end = b.ops.size();
-  b.gemm("proj_fwd", "proj_bwd", T, a_l * hd, h, true, true);
-  tp_exit(b);
-  b.elementwise("attn_residual_fwd", "attn_residual_bwd", T_sp * h, 3);
-  b.elementwise("ln2_fwd", "ln2_bwd", T_sp * h, 2);
-  tp_enter(b);
-  if (!s.moe()) {
-    b.gemm("mlp_up_fwd", "mlp_up_bwd", T, h, up * f_l);
-    b.elementwise("mlp_act_fwd", "mlp_act_bwd", T * f_l, s.gated_mlp ? 3 : 2);
-    b.gemm("mlp_down_fwd", "mlp_down_bwd", T, f_l, h, true, true);
-  } else {
-    const double k = s.top_k;
-    const double local_experts = static_cast<double>(s.experts) / d.ep;
-    b.gemm("router_fwd", "router_bwd", T, h, static_cast<double>(s.experts), false);
-    if (d.ep > 1) {
-      b.collective("ep_dispatch", "ep_combine_bwd", CollectiveKind::kAllToAll, GroupKind::kExpert,
-                   T * k * h * e);
-    }
-    // Balanced routing: every GPU processes T*k token-expert pairs spread over its local experts.
-    // A grouped GEMM: each local expert multiplies its T*k/local_experts tokens by its own weights.
-    const double rows = T * k / local_experts;
-    b.matmul("expert_up_fwd", "expert_up_bwd", 2 * T * k * h * up * f_l,
-             T * k * h + local_experts * h * up * f_l + T * k * up * f_l, {rows, up * f_l, h, local_experts},
-             KernelKind::kMatmul, true);
-    b.elementwise("expert_act_fwd", "expert_act_bwd", T * k * f_l, s.gated_mlp ? 3 : 2);
-    b.matmul("expert_down_fwd", "expert_down_bwd", 2 * T * k * f_l * h,
-             T * k * f_l + local_experts * f_l * h + T * k * h, {rows, h, f_l, local_experts},
-             KernelKind::kMatmul, true);
-    if (d.ep > 1) {
-      b.collective("ep_combine", "ep_dispatch_bwd", CollectiveKind::kAllToAll, GroupKind::kExpert,
-                   T * k * h * e);
-    }
-  }
-  tp_exit(b);
-  b.elementwise("mlp_residual_fwd", "mlp_residual_bwd", T_sp * h, 3);
-
-  // ZeRO-3 gathers this layer's parameters before each use and reduce-scatters its gradients after the
-  // backward (DeepSpeed/FSDP behaviour without prefetch across micro-batches).
-  const auto zero3_gather = [&](std::vector<LayerOp>& v, Phase phase) {
-    if (d.zero != 3) return;
-    LayerOp op;
-    op.kind = OpKind::kCollective;
-    op.phase = phase;
-    op.name = "zero3_param_allgather";
-    op.collective = CollectiveKind::kAllGather;
-    op.group = GroupKind::kDataContext;
-    op.comm_bytes = static_cast<std::uint64_t>(out.dense_layer_params_per_gpu * e);
-    v.push_back(op);
-    if (out.expert_layer_params_per_gpu > 0) {
-      op.name = "zero3_expert_param_allgather";
-      op.group = GroupKind::kExpertDataContext;
-      op.comm_bytes = static_cast<std::uint64_t>(out.expert_layer_params_per_gpu * e);
-      v.push_back(op);
-    }
+  // A (gated) MLP of width f_l per GPU over all local tokens.
+  const auto mlp = [&](Builder& b, std::string_view pre, double f_l) {
+    const bool dense = pre == "mlp";
+    b.gemm(dense ? "mlp_up_fwd" : "shared_up_fwd", dense ? "mlp_up_bwd" : "shared_up_bwd", T, h, up * f_l);
+    b.elementwise(dense ? "mlp_act_fwd" : "shared_act_fwd", dense ? "mlp_act_bwd" : "shared_act_bwd", T * f_l,
+                  s.gated_mlp ? 3 : 2);
+    b.gemm(dense ? "mlp_down_fwd" : "shared_down_fwd", dense ? "mlp_down_bwd" : "shared_down_bwd", T, f_l, h,
+           true, true);
   };
 
-  zero3_gather(out.forward, Phase::kForward);
-  for (const auto& p : b.ops) out.forward.push_back(p.op);
+  // One layer's ops; `dense_mlp`: a dense MLP of ffn instead of the experts.
+  const auto layer = [&](bool dense_mlp, std::vector<LayerOp>& fwd, std::vector<LayerOp>& bwd) {
+    Builder b(s.dtype);
+    b.elementwise("ln1_fwd", "ln1_bwd", T_sp * h, 2);
+    tp_enter(b);
+    if (s.mla()) {
+      // DeepSeek-V2 section 2.1 (eqs. 9-19): the down-projections to the query and key/value latents (with
+      // the decoupled rotary key) are per token and not split by heads, so every TP rank computes them
+      // (Megatron-LM's MLA keeps linear_q_down_proj / linear_kv_down_proj unsharded); the up-projections
+      // split by heads.
+      if (s.q_lora) {
+        b.gemm("mla_q_down_fwd", "mla_q_down_bwd", T, h, static_cast<double>(s.q_lora));
+        b.elementwise("mla_q_norm_fwd", "mla_q_norm_bwd", T * s.q_lora, 2);
+        b.gemm("mla_q_up_fwd", "mla_q_up_bwd", T, static_cast<double>(s.q_lora), a_l * dqk, true, true);
+      } else {
+        b.gemm("mla_q_fwd", "mla_q_bwd", T, h, a_l * dqk);
+      }
+      b.gemm("mla_kv_down_fwd", "mla_kv_down_bwd", T, h, static_cast<double>(s.kv_lora + s.qk_rope));
+      b.elementwise("mla_kv_norm_fwd", "mla_kv_norm_bwd", T * s.kv_lora, 2);
+      b.gemm("mla_kv_up_fwd", "mla_kv_up_bwd", T, static_cast<double>(s.kv_lora), a_l * (s.qk_nope + dv),
+             true, true);
+      // Rotary embedding of the queries' rope part and the one shared rope key.
+      const double qk = T * (a_l + 1) * static_cast<double>(s.qk_rope);
+      b.elementwise_bytes("rope_fwd", "rope_bwd", 2 * e * qk, 2 * e * qk, qk);
+    } else {
+      b.gemm("qkv_fwd", "qkv_bwd", T, h, (a_l + 2 * kv_l) * dqk);
+      if (!s.learned_pos) {
+        // Rotary embeddings (models without learned absolute positions): Q and K read and written once; the
+        // backward rotates their gradients the same way.
+        const double qk = T * (a_l + kv_l) * dqk;
+        b.elementwise_bytes("rope_fwd", "rope_bwd", 2 * e * qk, 2 * e * qk, qk);
+      }
+    }
+    const std::size_t core_begin = b.ops.size();  // the attention core (selective recomputation) starts here
+    if (d.cp > 1) {
+      b.collective("cp_ring_fwd", "cp_ring_bwd", CollectiveKind::kRingExchange, GroupKind::kContext,
+                   T * kv_l * (dqk + dv) * e);
+    }
+    if (s.fused_attention) {
+      b.matmul("attn_fwd", "attn_bwd", 2 * T * S * a_l * (dqk + dv),
+               T * a_l * (dqk + dv) + S * kv_l * (dqk + dv), {}, KernelKind::kAttentionFwd);
+    } else {
+      // Per sequence and head: scores[q x S] = Q[q x dqk] K^T, then out[q x dv] = P[q x S] V, q = local
+      // queries.
+      const double q = static_cast<double>(s.seq) / d.cp,
+                   heads_batch = static_cast<double>(micro_batch) * a_l;
+      b.matmul("attn_scores_fwd", "attn_scores_bwd", 2 * T * S * a_l * dqk,
+               T * a_l * dqk + S * kv_l * dqk + a_l * T * S, {q, S, dqk, heads_batch});
+      b.elementwise("softmax_fwd", "softmax_bwd", a_l * T * S, 2);
+      b.elementwise("attn_dropout_fwd", "attn_dropout_bwd", a_l * T * S, 2);
+      b.matmul("attn_values_fwd", "attn_values_bwd", 2 * T * S * a_l * dv,
+               a_l * T * S + S * kv_l * dv + T * a_l * dv, {q, dv, S, heads_batch});
+    }
+    // An FP8 output projection's input cast belongs to the projection, not to the attention core.
+    const std::size_t core_end = b.ops.size();
+    b.gemm("proj_fwd", "proj_bwd", T, a_l * dv, h, true, true);
+    tp_exit(b);
+    b.elementwise("attn_residual_fwd", "attn_residual_bwd", T_sp * h, 3);
+    b.elementwise("ln2_fwd", "ln2_bwd", T_sp * h, 2);
+    tp_enter(b);
+    if (dense_mlp) {
+      mlp(b, "mlp", static_cast<double>(s.ffn) / t);
+    } else {
+      const double k = s.top_k;
+      const double f_l = static_cast<double>(moe_ffn) / t;
+      const double local_experts = static_cast<double>(s.experts) / d.ep;
+      b.gemm("router_fwd", "router_bwd", T, h, static_cast<double>(s.experts), false);
+      // Shared experts: a dense MLP every token passes through (DeepSeekMoE, arXiv 2401.06066, section 3.2).
+      if (s.shared_experts) mlp(b, "shared", static_cast<double>(s.shared_experts * s.shared_ffn) / t);
+      if (d.ep > 1) {
+        b.collective("ep_dispatch", "ep_combine_bwd", CollectiveKind::kAllToAll, GroupKind::kExpert,
+                     T * k * h * e);
+        b.ops.back().op.route = kRouteDispatch;
+      }
+      // Balanced routing: every GPU processes T*k token-expert pairs spread over its local experts (skewed
+      // routing scales each GPU's share, moe_routing.hpp). A grouped GEMM: each local expert multiplies its
+      // T*k/local_experts tokens by its own weights; the weights' bytes do not scale with the tokens.
+      const double rows = T * k / local_experts;
+      b.matmul("expert_up_fwd", "expert_up_bwd", 2 * T * k * h * up * f_l,
+               T * k * h + local_experts * h * up * f_l + T * k * up * f_l,
+               {rows, up * f_l, h, local_experts}, KernelKind::kMatmul, true, local_experts * h * up * f_l);
+      b.elementwise("expert_act_fwd", "expert_act_bwd", T * k * f_l, s.gated_mlp ? 3 : 2);
+      b.ops.back().op.route = kRouteCompute;
+      b.matmul("expert_down_fwd", "expert_down_bwd", 2 * T * k * f_l * h,
+               T * k * f_l + local_experts * f_l * h + T * k * h, {rows, h, f_l, local_experts},
+               KernelKind::kMatmul, true, local_experts * f_l * h);
+      if (d.ep > 1) {
+        b.collective("ep_combine", "ep_dispatch_bwd", CollectiveKind::kAllToAll, GroupKind::kExpert,
+                     T * k * h * e);
+        b.ops.back().op.route = kRouteCombine;
+      }
+    }
+    tp_exit(b);
+    b.elementwise("mlp_residual_fwd", "mlp_residual_bwd", T_sp * h, 3);
 
-  zero3_gather(out.backward, Phase::kBackward);
-  if (recompute != RecomputeMode::kNone) {
-    const bool full = recompute == RecomputeMode::kFull;
-    for (std::size_t i = full ? 0 : core_begin; i < (full ? b.ops.size() : core_end); ++i) {
-      LayerOp op = b.ops[i].op;
-      op.phase = Phase::kRecompute;
-      out.backward.push_back(op);
+    // ZeRO-3 gathers this layer's parameters before each use and reduce-scatters its gradients after the
+    // backward (DeepSpeed/FSDP behaviour without prefetch across micro-batches).
+    const double dense_params =
+        dense_mlp && s.moe() ? out.first_dense_layer_params_per_gpu : out.dense_layer_params_per_gpu;
+    const double expert_params = dense_mlp ? 0.0 : out.expert_layer_params_per_gpu;
+    const auto zero3_gather = [&](std::vector<LayerOp>& v, Phase phase) {
+      if (d.zero != 3) return;
+      LayerOp op;
+      op.kind = OpKind::kCollective;
+      op.phase = phase;
+      op.name = "zero3_param_allgather";
+      op.collective = CollectiveKind::kAllGather;
+      op.group = GroupKind::kDataContext;
+      op.comm_bytes = static_cast<std::uint64_t>(dense_params * e);
+      v.push_back(op);
+      if (expert_params > 0) {
+        op.name = "zero3_expert_param_allgather";
+        op.group = GroupKind::kExpertDataContext;
+        op.comm_bytes = static_cast<std::uint64_t>(expert_params * e);
+        v.push_back(op);
+      }
+    };
+
+    zero3_gather(fwd, Phase::kForward);
+    for (const auto& p : b.ops) fwd.push_back(p.op);
+
+    zero3_gather(bwd, Phase::kBackward);
+    if (recompute != RecomputeMode::kNone) {
+      const bool full = recompute == RecomputeMode::kFull;
+      for (std::size_t i = full ? 0 : core_begin; i < (full ? b.ops.size() : core_end); ++i) {
+        LayerOp op = b.ops[i].op;
+        op.phase = Phase::kRecompute;
+        bwd.push_back(op);
+      }
     }
-  }
-  for (auto it = b.ops.rbegin(); it != b.ops.rend(); ++it) out.backward.push_back(backward_of(*it));
-  if (d.zero == 3) {
-    zero3_gather(out.backward, Phase::kBackward);  // placeholders turned into gradient reduce-scatters below
-    const std::size_t n = out.expert_layer_params_per_gpu > 0 ? 2 : 1;
-    for (std::size_t i = out.backward.size() - n; i < out.backward.size(); ++i) {
-      auto& op = out.backward[i];
-      op.collective = CollectiveKind::kReduceScatter;
-      op.name = op.group == GroupKind::kDataContext ? "zero3_grad_reducescatter"
-                                                    : "zero3_expert_grad_reducescatter";
+    for (auto it = b.ops.rbegin(); it != b.ops.rend(); ++it) bwd.push_back(backward_of(*it));
+    if (d.zero == 3) {
+      zero3_gather(bwd, Phase::kBackward);  // placeholders turned into gradient reduce-scatters below
+      const std::size_t n = expert_params > 0 ? 2 : 1;
+      for (std::size_t i = bwd.size() - n; i < bwd.size(); ++i) {
+        auto& op = bwd[i];
+        op.collective = CollectiveKind::kReduceScatter;
+        op.name = op.group == GroupKind::kDataContext ? "zero3_grad_reducescatter"
+                                                      : "zero3_expert_grad_reducescatter";
+      }
     }
-  }
+  };
+  layer(!s.moe(), out.forward, out.backward);
+  if (s.moe() && s.dense_layers > 0) layer(true, out.dense_forward, out.dense_backward);
 
   // Output head on the last pipeline stage: final norm, vocabulary-parallel output GEMM and cross entropy.
   Builder head(s.dtype);

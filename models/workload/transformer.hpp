@@ -16,12 +16,27 @@ namespace warpsim::workload {
 struct ModelShape {
   std::uint64_t layers = 0, hidden = 0, ffn = 0, heads = 0, kv_heads = 0, seq = 0, vocab = 0;
   std::uint64_t experts = 1, top_k = 1;
+  // DeepSeek-style MoE (job_params.hpp): routed expert width, shared experts, leading dense layers.
+  std::uint64_t moe_ffn = 0;  // each routed expert's FFN width (from_params: ffn when unset)
+  std::uint64_t shared_experts = 0, shared_ffn = 0;
+  std::uint64_t dense_layers = 0;  // the first dense_layers layers have a dense MLP of ffn (MoE only)
+  // Multi-head latent attention (on when kv_lora > 0).
+  std::uint64_t q_lora = 0, kv_lora = 0, qk_nope = 0, qk_rope = 0, v_dim = 0;
+  double routing_skew = 0;
+  std::uint64_t routing_seed = 0;
   DType dtype = DType::kBf16;
   bool gated_mlp = false, linear_bias = false, rms_norm = false, learned_pos = false, untied = false;
   bool fused_attention = false;
 
   bool moe() const { return experts > 1; }
+  bool mla() const { return kv_lora > 0; }
+  // Whether global layer `layer` has a dense MLP (every layer of a dense model; the leading ones of an MoE).
+  bool dense_layer(std::uint64_t layer) const { return !moe() || layer < dense_layers; }
   std::uint64_t head_dim() const { return hidden / heads; }
+  // Per-head query/key and value widths: head_dim for multi-head/grouped-query attention; MLA's
+  // qk_nope + qk_rope and v_head_dim.
+  std::uint64_t qk_head_dim() const { return mla() ? qk_nope + qk_rope : head_dim(); }
+  std::uint64_t v_head_dim() const { return mla() ? v_dim : head_dim(); }
   static ModelShape from_params(const ModelParams& m);
 };
 
@@ -34,19 +49,28 @@ struct Degrees {
   static Degrees from_params(const ParallelismParams& p);
 };
 
-// Parameter counts (whole model, unsharded).
+// Parameter counts (whole model, unsharded). An MoE model's first `first_dense_layers` layers carry
+// first_dense_mlp instead of the experts, shared experts and router.
 struct ParamCounts {
-  double attention = 0;  // per layer, incl. biases
-  double mlp_dense = 0;  // per layer, dense MLP (0 for MoE)
-  double experts = 0;    // per layer, all experts (0 for dense)
-  double router = 0;     // per layer
-  double norms = 0;      // per layer
+  double attention = 0;        // per layer, incl. biases (MLA: its two low-rank norms too)
+  double mlp_dense = 0;        // per layer, dense MLP (0 for MoE)
+  double experts = 0;          // per MoE layer, all routed experts (0 for dense)
+  double shared_experts = 0;   // per MoE layer, the shared experts
+  double router = 0;           // per MoE layer
+  double norms = 0;            // per layer
+  double first_dense_mlp = 0;  // per leading dense layer of an MoE model
+  std::uint64_t first_dense_layers = 0;
   double embedding = 0;  // token (+ learned position) embedding
   double output = 0;     // untied output projection (0 when tied)
   double final_norm = 0;
-  double per_layer() const { return attention + mlp_dense + experts + router + norms; }
-  double total(std::uint64_t layers) const { return per_layer() * layers + embedding + output + final_norm; }
-  // Parameters one token touches (top-k of the experts); equals total for dense models.
+  // One MoE layer (or one layer of a dense model).
+  double per_layer() const { return attention + mlp_dense + experts + shared_experts + router + norms; }
+  double dense_first_layer() const { return attention + norms + first_dense_mlp; }
+  double total(std::uint64_t layers) const {
+    return per_layer() * static_cast<double>(layers - first_dense_layers) +
+           dense_first_layer() * static_cast<double>(first_dense_layers) + embedding + output + final_norm;
+  }
+  // Parameters one token touches (top-k of the routed experts); equals total for dense models.
   double active(std::uint64_t layers, std::uint64_t experts_n, std::uint64_t top_k) const;
 };
 ParamCounts count_params(const ModelShape& s);
@@ -63,11 +87,20 @@ struct LayerOp {
   CollectiveKind collective = CollectiveKind::kAllReduce;
   GroupKind group = GroupKind::kTensor;
   std::uint64_t comm_bytes = 0;
+  // Routed-expert work (moe_routing.hpp): 0 none; compute ops scale their token-proportional work by the
+  // GPU's routed share; all-to-alls carry per-peer volumes: kRouteDispatch towards the experts' GPUs,
+  // kRouteCombine back from them.
+  std::uint8_t route = 0;
+  double route_fixed_bytes = 0;  // compute: the bytes that do not scale with tokens (the expert weights)
 };
 
 struct LayerOps {
   std::vector<LayerOp> forward;   // one layer, one micro-batch, in execution order
   std::vector<LayerOp> backward;  // incl. the recomputed forward (full) or attention core (selective)
+  // An MoE model's leading dense layers (ModelShape::dense_layers; empty otherwise): the same layer with a
+  // dense MLP of ffn, and its parameter shares.
+  std::vector<LayerOp> dense_forward, dense_backward;
+  double first_dense_layer_params_per_gpu = 0;                 // all non-expert (reduced over DP x CP)
   std::vector<LayerOp> head_forward, head_backward;            // final norm + output GEMM + loss
   std::vector<LayerOp> embedding_forward, embedding_backward;  // token (+ position) embedding
   double layer_params_per_gpu = 0;         // this GPU's share of one layer's parameters (TP/EP shard)

@@ -89,6 +89,36 @@ TEST(JobSpec, ValidationNamesTheField) {
   EXPECT_EQ(error_of(dense_spec_text("tensor_parallel: 2", train)), "");
 }
 
+// DeepSeek-style MoE fields (model 17-27, parallelism 14): a bad value is refused naming its field.
+std::string deepseek_text(const std::string& model_extra, const std::string& par) {
+  return "gpu_type: \"H800\" model { num_layers: 4 hidden_size: 512 ffn_hidden_size: 2048 "
+         "num_attention_heads: 8 seq_length_tokens: 512 vocab_size: 8000 num_experts: 16 moe_top_k: 4 "
+         "moe_ffn_hidden_size: 256 num_shared_experts: 1 first_dense_layers: 1 q_lora_rank: 128 "
+         "kv_lora_rank: 64 qk_nope_head_dim: 32 qk_rope_head_dim: 16 v_head_dim: 32 gated_mlp: true " +
+         model_extra + " } parallelism { pipeline_parallel: 2 data_parallel: 8 " + par +
+         " } training { global_batch_sequences: 16 }";
+}
+
+TEST(JobSpec, DeepSeekMoeFieldsAreValidated) {
+  EXPECT_EQ(
+      error_of(deepseek_text("moe_routing_skew: 0.5", "expert_parallel: 8 hierarchical_all_to_all: true")),
+      "");
+  const auto names = [](const std::string& text, const char* field) {
+    const std::string e = error_of(text);
+    return e.find(field) != std::string::npos && e.find('\n') == std::string::npos;
+  };
+  EXPECT_TRUE(names(deepseek_text("", "expert_parallel: 3"), "parallelism.expert_parallel"));
+  std::string dense = deepseek_text("", "expert_parallel: 8");
+  dense.replace(dense.find("first_dense_layers: 1"), 21, "first_dense_layers: 4");
+  EXPECT_TRUE(names(dense, "model.first_dense_layers"));
+  EXPECT_TRUE(names(deepseek_text("moe_routing_skew: -1", "expert_parallel: 8"), "model.moe_routing_skew"));
+  std::string v = deepseek_text("", "expert_parallel: 8");
+  v.replace(v.find("v_head_dim: 32"), 14, "v_head_dim: 0");
+  EXPECT_TRUE(names(v, "model.v_head_dim"));
+  EXPECT_TRUE(
+      names(deepseek_text("", "hierarchical_all_to_all: true"), "parallelism.hierarchical_all_to_all"));
+}
+
 TEST(JobSpec, ComputeModelFieldsSetTheEfficiencies) {
   const auto text = dense_spec_text("tensor_parallel: 2", "global_batch_sequences: 4");
   const Job plain(spec::to_job_params(spec::parse_job_spec_text(text)));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/workload/gpu_program.hpp"
+#include "models/workload/moe_routing.hpp"
 #include "models/workload/transformer.hpp"
 #include "tests/models/workload/test_jobs.hpp"
 
@@ -260,6 +261,87 @@ TEST(MemoryBoundOps, RealByteCounts) {
   // Fused attention forward and backward are their own kernel classes.
   EXPECT_EQ(find_op(ops.forward, "attn_fwd", Phase::kForward).kernel, KernelKind::kAttentionFwd);
   EXPECT_EQ(find_op(ops.backward, "attn_bwd", Phase::kBackward).kernel, KernelKind::kAttentionBwd);
+}
+
+}  // namespace
+}  // namespace warpsim::workload
+
+namespace warpsim::workload {
+namespace {
+// DeepSeek-V3 (arXiv 2412.19437; its config.json): 61 layers, the first 3 dense (FFN 18432), 1 shared + 256
+// routed experts of width 2048, top-8, MLA (q_lora 1536, kv_lora 512, qk 128 + 64, v 128), untied
+// 129280-token vocabulary. The report gives 671B total and 37B activated parameters (the MTP module apart).
+TEST(TransformerTest, DeepSeekV3ParameterCounts) {
+  ModelShape s;
+  s.layers = 61;
+  s.hidden = 7168;
+  s.ffn = 18432;
+  s.heads = 128;
+  s.kv_heads = 128;
+  s.seq = 4096;
+  s.vocab = 129280;
+  s.experts = 256;
+  s.top_k = 8;
+  s.moe_ffn = 2048;
+  s.shared_experts = 1;
+  s.shared_ffn = 2048;
+  s.dense_layers = 3;
+  s.q_lora = 1536;
+  s.kv_lora = 512;
+  s.qk_nope = 128;
+  s.qk_rope = 64;
+  s.v_dim = 128;
+  s.gated_mlp = true;
+  s.rms_norm = true;
+  s.untied = true;
+  const ParamCounts c = count_params(s);
+  // Hand arithmetic: MLA 7168*1536 + 1536 + 1536*128*192 + 7168*576 + 512 + 512*128*256 + 128*128*7168.
+  EXPECT_DOUBLE_EQ(c.attention, 187107328.0);
+  EXPECT_DOUBLE_EQ(c.experts, 256.0 * 3 * 7168 * 2048);
+  EXPECT_DOUBLE_EQ(c.first_dense_mlp, 3.0 * 7168 * 18432);
+  EXPECT_NEAR(c.total(s.layers) / 671e9, 1.0, 0.01) << c.total(s.layers);
+  // 37.55B with the input embedding table, 36.63B without it (a lookup, no matrix multiply).
+  EXPECT_NEAR(c.active(s.layers, s.experts, s.top_k) / 37e9, 1.0, 0.02);
+  EXPECT_NEAR((c.active(s.layers, s.experts, s.top_k) - c.embedding) / 37e9, 1.0, 0.012);
+  // FLOPs: attention core per token and layer 6 * seq * heads * (192 + 128) against the closed form.
+  const double tokens = 4096.0;
+  const double attn = 6.0 * 61 * 4096.0 * 4096 * 128 * (192 + 128);
+  EXPECT_NEAR(analytic_step_flops(s, 1),
+              6.0 * (c.active(s.layers, s.experts, s.top_k) - c.embedding) * tokens + attn, 1.0);
+}
+
+}  // namespace
+}  // namespace warpsim::workload
+
+namespace warpsim::workload {
+namespace {
+
+// Routing skew: 0 is exact balance; > 0 keeps the shares a distribution (sum 1, each <= 1/top_k), is a pure
+// function of the key (the same on a second object, so on any rank) and differs between keys.
+TEST(MoeRoutingTest, SkewZeroIsBalancedAndSkewIsDeterministic) {
+  const MoeRouting flat(256, 64, 8, 0.0, 1);
+  EXPECT_TRUE(flat.balanced());
+  for (std::uint32_t m = 0; m < 64; ++m) EXPECT_EQ(flat.share({3, 0, 5, 0}, m), 1.0 / 64);
+  for (const double w : flat.expert_shares({3, 0, 5, 0})) EXPECT_EQ(w, 1.0 / 256);
+  const MoeRouting a(256, 64, 8, 1.0, 7), b(256, 64, 8, 1.0, 7);
+  double sum = 0, max = 0;
+  for (std::uint32_t m = 0; m < 64; ++m) {
+    sum += a.share({3, 0, 5, 0}, m);
+    max = std::max(max, a.share({3, 0, 5, 0}, m));
+    EXPECT_EQ(a.share({3, 0, 5, 0}, m), b.share({3, 0, 5, 0}, m));
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-12);
+  EXPECT_GT(max, 1.5 / 64);  // a skew of 1 leaves some member well above its balanced share
+  for (const double w : a.expert_shares({3, 0, 5, 0})) EXPECT_LE(w, 1.0 / 8 + 1e-15);
+  EXPECT_NE(a.share({4, 0, 5, 0}, 0), a.share({3, 0, 5, 0}, 0));
+  // A hot expert's share is capped at 1/top_k.
+  const MoeRouting hot(16, 8, 4, 10.0, 3);
+  double hsum = 0;
+  for (const double w : hot.expert_shares({0, 0, 0, 0})) {
+    EXPECT_LE(w, 0.25 + 1e-12);
+    hsum += w;
+  }
+  EXPECT_NEAR(hsum, 1.0, 1e-12);
 }
 
 }  // namespace
