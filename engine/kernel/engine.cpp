@@ -324,6 +324,14 @@ RunResult Engine::run() {
     spdlog::debug("optimism control: window {} ps (smallest {}), {} shrinks, {} grows, {} throttle waits",
                   optimism_.window(), optimism_.min_window(), optimism_.shrinks(), optimism_.grows(),
                   stats_.throttle_waits);
+  if (config_.sync == SyncMode::kOptimistic && ranks_ > 1) {
+    // Per rank, so that an imbalance or a rank that spends its time waiting shows (--log-level debug).
+    spdlog::debug(
+        "rank {} profile: {} lps, committed {}, processed {}, rolled back {}, wall {:.3f} s, idle {:.3f} s in {} "
+        "spells, network while busy {:.3f} s, fossil collection {:.3f} s, throttle waits {}, gvt rounds {}",
+        rank_, lps_.size(), stats_.committed, stats_.processed, stats_.rolled_back, wall, profile_.idle,
+        profile_.idle_spells, profile_.network, profile_.fossil, stats_.throttle_waits, stats_.gvt_rounds);
+  }
   RunResult result = reduce_result(wall);
   result.checkpoints_written = written;
   result.checkpoint_path = last_path;

@@ -188,6 +188,12 @@ class Engine final : private EventScheduler {
   std::chrono::steady_clock::time_point last_checkpoint_;
 
   EngineStats stats_;
+  // Where this rank's wall time went in the optimistic kernel (seconds): waiting with nothing it may run,
+  // in the network (flush, poll, GVT reductions) and in fossil collection. Busy = wall - these.
+  struct TimeProfile {
+    double idle = 0, network = 0, fossil = 0;
+    std::uint64_t idle_spells = 0;
+  } profile_;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_progress_;
   bool ran_ = false;

@@ -231,7 +231,9 @@ void Engine::progress_gvt_round() {
     const SimTime furthest = kTimeInfinity - min_out_[1];
     decide_cut(std::max(furthest == kTimeInfinity ? furthest : furthest + 1, gvt_), sums_out_[4] != 0);
   }
+  const auto fossil_start = std::chrono::steady_clock::now();
   fossil_collect(std::min(gvt_, stop_time_));
+  profile_.fossil += std::chrono::duration<double>(std::chrono::steady_clock::now() - fossil_start).count();
   optimism_.on_gvt(stats_.processed, stats_.rolled_back, max_executed_ > gvt_ ? max_executed_ - gvt_ : 0);
   if (gvt_ >= stop_time_) done_ = true;
   report_progress(std::min(gvt_, config_.end_time), sums_out_[2], false);
@@ -259,9 +261,14 @@ void Engine::run_optimistic() {
   std::uint32_t until_poll = config_.poll_interval;
   std::uint32_t idle_loops = 0;
   auto last_poll = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point idle_start{};  // set while the rank has nothing it may run
   while (!done_) {
     if (can_process_optimistic()) {
-      idle_loops = 0;
+      if (idle_loops != 0) {
+        profile_.idle += std::chrono::duration<double>(Clock::now() - idle_start).count();
+        idle_loops = 0;
+      }
       const std::uint32_t index = pending_.top().index;
       const LpId dst = pending_.top().dst;
       pending_.pop();
@@ -290,15 +297,24 @@ void Engine::run_optimistic() {
         last_poll = now;
       }
     } else {
+      if (idle_loops == 0) {
+        idle_start = Clock::now();
+        ++profile_.idle_spells;
+      }
       if (!in_round_) start_gvt_round();
-      if (idle_sleep_us_ != 0 && ++idle_loops > kIdleLoopsBeforeSleep)
+      if (++idle_loops > kIdleLoopsBeforeSleep && idle_sleep_us_ != 0)
         std::this_thread::sleep_for(std::chrono::microseconds(idle_sleep_us_));
     }
     until_poll = config_.poll_interval;
+    // Network time is counted while the rank has work; an idle rank's polling is part of its idle time.
+    const bool busy = idle_loops == 0;
+    const Clock::time_point network_start = busy ? Clock::now() : Clock::time_point{};
     poll_network();
     if (in_round_) progress_gvt_round();
     if (!in_round_ && want_round_ && !done_) start_gvt_round();
+    if (busy) profile_.network += std::chrono::duration<double>(Clock::now() - network_start).count();
   }
+  if (idle_loops != 0) profile_.idle += std::chrono::duration<double>(Clock::now() - idle_start).count();
   drain_network();
 }
 
