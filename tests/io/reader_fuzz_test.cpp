@@ -195,12 +195,12 @@ constexpr int kHdf5Cases = 300;
 
 TEST(ReaderFuzz, Specs) {
   std::vector<fs::path> experiments;
-  for (const fs::path dir : {kSource / "examples", kSource / "examples" / "economics"}) {
+  for (const fs::path& dir : {kSource / "examples", kSource / "examples" / "economics"}) {
     for (const auto& entry : fs::directory_iterator(dir))
       if (entry.path().extension() == ".textproto") experiments.push_back(entry.path());
   }
   std::vector<fs::path> jobs;
-  for (const fs::path dir :
+  for (const fs::path& dir :
        {kSource / "models/workload/examples", kSource / "models/workload/examples/megatron-table1"}) {
     for (const auto& entry : fs::directory_iterator(dir))
       if (entry.path().extension() == ".txtpb") jobs.push_back(entry.path());

@@ -217,7 +217,9 @@ TEST(LpTypeRegistry, NewTypeRunsIdenticallyInEverySyncMode) {
     rolled_back += got.rolled_back;
   }
   RecordProperty("rolled_back", std::to_string(rolled_back));
-  if (ranks > 1) EXPECT_GT(rolled_back, 0u) << "the eager round-robin variant is meant to roll back";
+  if (ranks > 1) {
+    EXPECT_GT(rolled_back, 0u) << "the eager round-robin variant is meant to roll back";
+  }
 }
 
 }  // namespace

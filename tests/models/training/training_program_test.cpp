@@ -266,9 +266,10 @@ TEST(TrainingProgram, RailAlignedRingsStayOnTheirRail) {
       const cluster::GpuOp g = expand(op, gpu, sub, compute, 0, options);
       if (g.kind == cluster::OpKind::kSend) {
         sent += g.bytes;
-        if (g.peer / kGpusPerNode != gpu / kGpusPerNode)
+        if (g.peer / kGpusPerNode != gpu / kGpusPerNode) {
           EXPECT_EQ(g.peer % kGpusPerNode, gpu % kGpusPerNode)
               << "cross-rail hop " << gpu << " -> " << g.peer;
+        }
         ++balance[{gpu, g.peer, g.tag, g.bytes}];
       } else if (g.kind == cluster::OpKind::kRecv) {
         --balance[{g.peer, gpu, g.tag, g.bytes}];
