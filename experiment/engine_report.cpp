@@ -27,6 +27,8 @@ void add_engine_report(io::KeyValueReport& report, const RunResult& result) {
   report.add("wall seconds", result.wall_seconds, 3);
   report.add("peak rss bytes", result.peak_rss_bytes_max);
   report.add("peak rss bytes total", result.peak_rss_bytes_sum);
+  // CPU time / wall time of the rank that got least of a CPU: well below 1 on a shared node.
+  report.add("cpu share min", result.cpu_share_min, 3);
 }
 
 }  // namespace warpsim::experiment

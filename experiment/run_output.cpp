@@ -31,7 +31,7 @@ const std::set<std::string>& run_cost_keys() {
   static const std::set<std::string> keys = {
       "sync",         "ranks",          "partition",           "events processed",      "events rolled back",
       "efficiency",   "rollbacks",      "remote events",       "remote event fraction", "event rate",
-      "wall seconds", "peak rss bytes", "peak rss bytes total"};
+      "wall seconds", "peak rss bytes", "peak rss bytes total", "cpu share min"};
   return keys;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "engine/hash.hpp"
+#include "engine/kernel/process_cpu.hpp"
 #include "engine/kernel/process_memory.hpp"
 
 namespace warpsim {
@@ -268,6 +269,7 @@ RunResult Engine::run() {
   ran_ = true;
   MPI_Barrier(comm_);
   start_ = std::chrono::steady_clock::now();
+  start_cpu_seconds_ = process_cpu_seconds();
   last_progress_ = start_;
   last_checkpoint_ = start_;
   if (config_.checkpoint.resume.empty()) {
@@ -328,11 +330,20 @@ RunResult Engine::run() {
     // Per rank, so that an imbalance or a rank that spends its time waiting shows (--log-level debug).
     spdlog::debug(
         "rank {} profile: {} lps, committed {}, processed {}, rolled back {}, wall {:.3f} s, idle {:.3f} s in {} "
-        "spells, network while busy {:.3f} s, fossil collection {:.3f} s, throttle waits {}, gvt rounds {}",
+        "spells, network while busy {:.3f} s, fossil collection {:.3f} s, throttle waits {}, gvt rounds {}, cpu {:.3f} s",
         rank_, lps_.size(), stats_.committed, stats_.processed, stats_.rolled_back, wall, profile_.idle,
-        profile_.idle_spells, profile_.network, profile_.fossil, stats_.throttle_waits, stats_.gvt_rounds);
+        profile_.idle_spells, profile_.network, profile_.fossil, stats_.throttle_waits, stats_.gvt_rounds,
+        process_cpu_seconds() - start_cpu_seconds_);
   }
   RunResult result = reduce_result(wall);
+  // A descheduled rank is the commonest reason why more ranks run slower than one: say so, with the figure.
+  if (rank_ == 0 && ranks_ > 1 && wall > 1.0 && result.cpu_share_min < kLowCpuShare) {
+    spdlog::warn(
+        "rank {} was on a CPU only {:.0f}% of the run's wall time: this node's cores are shared (another "
+        "process, or more ranks than cores), so ranks waited for descheduled peers and rolled back; fewer "
+        "ranks, or a node to itself, is faster (docs/running.md, 'Shared nodes')",
+        result.cpu_share_min_rank, 100.0 * result.cpu_share_min);
+  }
   result.checkpoints_written = written;
   result.checkpoint_path = last_path;
   result.checkpoint_time = written != 0 ? cut_base_ : 0;
@@ -384,6 +395,14 @@ RunResult Engine::reduce_result(double wall_seconds) {
   MPI_Allreduce(MPI_IN_PLACE, maxima, std::size(maxima), MPI_UINT64_T, MPI_MAX, comm_);
   double wall = wall_seconds;
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  struct {
+    double share;
+    int rank;
+  } cpu_share{wall_seconds > 0 ? std::min(1.0, (process_cpu_seconds() - start_cpu_seconds_) / wall_seconds) : 1.0,
+              rank_};
+  MPI_Allreduce(MPI_IN_PLACE, &cpu_share, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm_);
+  result.cpu_share_min = cpu_share.share;
+  result.cpu_share_min_rank = cpu_share.rank;
 
   EngineStats& t = result.total;
   t.committed = sums[0];

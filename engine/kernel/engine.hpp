@@ -44,7 +44,15 @@ struct RunResult {
   SimTime resumed_from = 0;  // cut time of the checkpoint this run started from (0 = a fresh run)
   // Events committed before that checkpoint (included in total.committed); rates use only this run's.
   std::uint64_t resumed_committed = 0;
+  // The smallest share of its wall time any rank spent on a CPU (user + system time / wall), and that rank.
+  // Well below 1 means the node is shared (another process, or more ranks than cores): the ranks were
+  // descheduled, which costs an optimistic run waits and rollbacks (docs/running.md, "Shared nodes").
+  double cpu_share_min = 1.0;
+  int cpu_share_min_rank = 0;
 };
+
+// Below this CPU share a multi-rank run warns that its node's cores are shared.
+inline constexpr double kLowCpuShare = 0.8;
 
 class Engine final : private EventScheduler {
  public:
@@ -195,6 +203,7 @@ class Engine final : private EventScheduler {
     std::uint64_t idle_spells = 0;
   } profile_;
   std::chrono::steady_clock::time_point start_;
+  double start_cpu_seconds_ = 0;  // process CPU time at start_
   std::chrono::steady_clock::time_point last_progress_;
   bool ran_ = false;
 };

@@ -9,7 +9,7 @@ MPIEXEC=${WARPSIM_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # Keys that describe the run's cost or its configuration, not the simulated result.
-volatile='^(sync|ranks|partition|events processed|events rolled back|efficiency|rollbacks|remote events|remote event fraction|event rate|wall seconds|peak rss bytes|peak rss bytes total):'
+volatile='^(sync|ranks|partition|events processed|events rolled back|efficiency|rollbacks|remote events|remote event fraction|event rate|wall seconds|peak rss bytes|peak rss bytes total|cpu share min):'
 summary() { grep -E '^[a-z].*: ' | grep -Ev "$volatile"; }
 value() { sed -n "s/^$1: //p" <<<"$2"; }
 run() { $MPIEXEC -np "$1" "$WARPSIM" --log-level warn run "$SPEC" --progress-seconds 0 "${@:2}"; }

@@ -10,7 +10,7 @@ SPEC=$2
 MPIEXEC=${WARPSIM_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-volatile='^(sync|ranks|partition|events processed|events rolled back|efficiency|rollbacks|remote events|remote event fraction|event rate|wall seconds|peak rss bytes|peak rss bytes total):'
+volatile='^(sync|ranks|partition|events processed|events rolled back|efficiency|rollbacks|remote events|remote event fraction|event rate|wall seconds|peak rss bytes|peak rss bytes total|cpu share min):'
 summary() { grep -E '^[a-z].*: ' | grep -Ev "$volatile"; }
 value() { sed -n "s/^$1: //p" <<<"$2"; }
 

@@ -39,7 +39,7 @@ awk -v t="$makespan" 'BEGIN {
   exit (t >= f * 0.995 && t <= f * 1.05) ? 0 : 1 }' || fail "makespan $makespan s is not within 5% of the ring formula"
 
 # 2. Oracle. Keys that describe the run's cost or configuration, not the simulated result.
-volatile='^(sync|ranks|partition|events processed|events rolled back|efficiency|rollbacks|remote events|remote event fraction|event rate|wall seconds|peak rss bytes|peak rss bytes total|output [a-z ]*):'
+volatile='^(sync|ranks|partition|events processed|events rolled back|efficiency|rollbacks|remote events|remote event fraction|event rate|wall seconds|peak rss bytes|peak rss bytes total|cpu share min|output [a-z ]*):'
 summary() { grep -E '^[a-z].*: ' | grep -Ev "$volatile"; }
 same_results() {
   local a=$1 b=$2 g

@@ -6,7 +6,7 @@ WARPSIM=$1
 SPEC=$2
 MPIEXEC=${WARPSIM_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
 # Keys that describe the run's cost or its configuration, not the simulated result.
-volatile='^(sync|ranks|partition|events processed|events rolled back|efficiency|rollbacks|remote events|remote event fraction|event rate|wall seconds|peak rss bytes|peak rss bytes total):'
+volatile='^(sync|ranks|partition|events processed|events rolled back|efficiency|rollbacks|remote events|remote event fraction|event rate|wall seconds|peak rss bytes|peak rss bytes total|cpu share min):'
 summary() { grep -E '^[a-z].*: ' | grep -Ev "$volatile"; }
 ref=$($MPIEXEC -np 1 "$WARPSIM" run "$SPEC" --sync sequential --attribute --progress-seconds 0 | summary)
 grep -q '^state digest: ' <<<"$ref" || { echo "FAIL: no state digest in: $ref"; exit 1; }

@@ -8,7 +8,7 @@ SPEC=$2
 MPIEXEC=${WARPSIM_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-volatile='^(sync|ranks|partition|events processed|events rolled back|efficiency|rollbacks|remote events|remote event fraction|event rate|wall seconds|peak rss bytes|peak rss bytes total|output file|output bytes|output seconds):'
+volatile='^(sync|ranks|partition|events processed|events rolled back|efficiency|rollbacks|remote events|remote event fraction|event rate|wall seconds|peak rss bytes|peak rss bytes total|cpu share min|output file|output bytes|output seconds):'
 summary() { grep -E '^[a-z].*: ' | grep -Ev "$volatile"; }
 ref=$($MPIEXEC -np 1 "$WARPSIM" run "$SPEC" --sync sequential --progress-seconds 0 --output "$TMP/seq.h5" | summary)
 grep -q '^events committed: [1-9]' <<<"$ref" || { echo "FAIL: no events committed"; exit 1; }

@@ -13,7 +13,7 @@ MPIEXEC=${WARPSIM_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # Keys that describe the run's cost or how it was executed, not the simulated result.
-volatile='^(events processed|events rolled back|efficiency|rollbacks|event rate|wall seconds|peak rss bytes|peak rss bytes total|output file|output seconds|output bytes):'
+volatile='^(events processed|events rolled back|efficiency|rollbacks|event rate|wall seconds|peak rss bytes|peak rss bytes total|cpu share min|output file|output seconds|output bytes):'
 summary() { grep -E '^[a-z].*: ' "$1" | grep -Ev "$volatile"; }
 AT_NS=${WARPSIM_CHECKPOINT_AT_NS:-12000000}  # default 12 ms: inside the first of small.textproto's two ~32 ms steps
 

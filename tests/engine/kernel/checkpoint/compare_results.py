@@ -11,7 +11,7 @@ import sys
 import h5py
 import numpy as np
 
-VOLATILE_META = {"wall_seconds", "event_rate", "peak_rss_bytes", "peak_rss_bytes_total", "events_processed",
+VOLATILE_META = {"wall_seconds", "event_rate", "peak_rss_bytes", "peak_rss_bytes_total", "cpu_share_min", "events_processed",
                  "events_rolled_back", "rollbacks", "efficiency",
                  # named after the file (the per-rank layout's rank directory), not a result
                  "rank_directory"}
