@@ -4,8 +4,8 @@
 Per experiment, against its 1-rank run: speedup = wall(1) / wall(n), efficiency = speedup / n, and the
 peak RSS per rank (largest rank) as a fraction of the 1-rank figure, raw and with the RSS floor of an MPI
 process that only parses the spec subtracted (both sides). Writes OUT/scaling.md (markdown table) and
-OUT/scaling.png (four panels: wall seconds, committed events/s, efficiency, peak RSS per rank; one line per
-experiment and sync mode), or the --plot path. Runs that failed or timed out are in the table only.
+OUT/scaling.png (five panels: wall seconds, committed events/s, efficiency, rollback share, peak RSS per rank;
+one line per experiment and sync mode), or the --plot path. Runs that failed or timed out are in the table only.
 
 Usage: scaling_plot.py scaling.csv [--out DIR] [--plot FILE.png]
   docs/scale.md: scaling_plot.py docs/scale/scaling.csv --plot docs/img/scaling.png
@@ -36,7 +36,8 @@ def load(path):
     for r in rows:
         r["ranks"] = int(r["ranks"])
         for k in ("events_committed", "wall_seconds", "committed_events_per_second", "peak_rss_bytes_max",
-                  "peak_rss_bytes_total", "rss_floor_bytes_max", "load_1min", "step_seconds"):
+                  "peak_rss_bytes_total", "rss_floor_bytes_max", "load_1min", "step_seconds",
+                  "rollback_share", "cpu_share_min"):
             r[k] = number(r.get(k))
     return rows
 
@@ -75,8 +76,9 @@ def mib(v):
 def table(by_exp):
     lines = [
         "| experiment | ranks | sync | status | events committed | wall s | events/s | speedup | efficiency "
-        "| peak RSS/rank MiB | floor MiB | RSS ratio raw | RSS ratio - floor | load |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| rollback share | cpu share min | peak RSS/rank MiB | floor MiB | RSS ratio raw | RSS ratio - floor | load "
+        "| digest |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for exp, runs in by_exp.items():
         for r in runs:
@@ -84,24 +86,27 @@ def table(by_exp):
                 f"| {exp} | {r['ranks']} | {r['sync']} | {r['status']} | {fmt(r['events_committed'], '.0f')} "
                 f"| {fmt(r['wall_seconds'], '.1f')} | {fmt(r['committed_events_per_second'], '.3g')} "
                 f"| {fmt(r['speedup'], '.2f')} | {fmt(r['efficiency'], '.2f')} "
+                f"| {fmt(r.get('rollback_share'), '.3f')} | {fmt(r.get('cpu_share_min'), '.2f')} "
                 f"| {fmt(mib(r['peak_rss_bytes_max']), '.1f')} | {fmt(mib(r['rss_floor_bytes_max']), '.1f')} "
-                f"| {fmt(r['rss_ratio'], '.2f')} | {fmt(r['rss_ratio_floor'], '.2f')} | {fmt(r['load_1min'], '.2f')} |")
+                f"| {fmt(r['rss_ratio'], '.2f')} | {fmt(r['rss_ratio_floor'], '.2f')} | {fmt(r['load_1min'], '.2f')} "
+                f"| {r.get('state_digest') or '-'} |")
     return "\n".join(lines) + "\n"
 
 
 def plot(by_exp, path):
-    fig, axes = plt.subplots(1, 4, figsize=(16, 3.8))
+    fig, axes = plt.subplots(1, 5, figsize=(20, 3.8))
     panels = [("wall_seconds", "wall seconds", 1), ("committed_events_per_second", "committed events/s", 1),
-              ("efficiency", "strong-scaling efficiency", 1), ("peak_rss_bytes_max", "peak RSS per rank (MiB)",
-                                                               1 / 2**20)]
+              ("efficiency", "strong-scaling efficiency", 1), ("rollback_share", "rolled back / processed", 1),
+              ("peak_rss_bytes_max", "peak RSS per rank (MiB)", 1 / 2**20)]
     for ax, (key, label, scale) in zip(axes, panels):
         for exp, runs in by_exp.items():
             # One line per sync mode (a sequential 1-rank base is a single point).
             for sync in sorted({r["sync"] for r in runs}):
-                pts = [(r["ranks"], r[key] * scale) for r in runs if r["sync"] == sync and r[key] is not None]
+                pts = [(r["ranks"], r[key] * scale) for r in runs
+                       if r["sync"] == sync and r.get(key) is not None]
                 if pts:
                     ax.plot(*zip(*pts), marker="o" if len(pts) > 1 else "s", label=f"{exp} ({sync})")
-        if key == "efficiency":
+        if key in ("efficiency", "rollback_share"):
             ax.axhline(1.0, color="grey", lw=0.8, ls="--")
             ax.set_ylim(bottom=0)
         if key == "peak_rss_bytes_max":
@@ -114,7 +119,7 @@ def plot(by_exp, path):
         ax.set_xticks(sorted({r["ranks"] for runs in by_exp.values() for r in runs}))
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7)
-    axes[3].legend(fontsize=7)
+    axes[4].legend(fontsize=7)
     fig.tight_layout()
     tmp = path + ".tmp.png"
     fig.savefig(tmp, dpi=110)
