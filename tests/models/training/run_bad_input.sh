@@ -20,6 +20,7 @@ expect chunk_without_tree "training.dp_tree_chunk_bytes" 's/grad_bucket_bytes: 8
 expect moe_top_k_0 "model.moe_top_k" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 8 moe_top_k: 0/'
 expect moe_top_k_unset "model.moe_top_k" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 8/'
 expect moe_top_k_9 "model.moe_top_k" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 8 moe_top_k: 9/'
+expect ep_not_dividing_experts "parallelism.expert_parallel.*model.num_experts" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 6 moe_top_k: 2/; s/data_parallel: 4 }/data_parallel: 4 expert_parallel: 4 }/'
 expect vocab_huge "model.vocab_size: at most" 's/vocab_size: 32000/vocab_size: 4294967295/'
 expect layers_huge "model.num_layers: at most" 's/num_layers: 4/num_layers: 4000000/'
 expect hidden_huge "model.hidden_size: at most" 's/hidden_size: 1024/hidden_size: 1073741824/'

@@ -16,6 +16,7 @@
 #include "experiment/spec/job_spec.hpp"
 #include "models/training/training_program.hpp"
 #include "models/workload/gpu_program.hpp"
+#include "models/workload/moe_routing.hpp"
 
 namespace warpsim::training {
 namespace {
@@ -344,6 +345,138 @@ TEST(TrainingProgram, DataLoaderReadsOnTheFirstAndLastStage) {
     }
     EXPECT_EQ(reads, stage == 0 || stage == pp - 1 ? 1u : 0u) << "stage " << stage;
   }
+}
+
+// Expert all-to-alls against closed forms, on the DeepSeek-V3 example's shape: EP64 = 8 nodes x 8 GPUs, one
+// micro-batch's dispatch buffer B = T k h e = 4096 x 8 x 7168 x 2 bytes per GPU.
+struct MoeAllToAllCase {
+  static constexpr std::uint32_t kL = 8, kN = 8, kN_members = kL * kN;  // members per node, nodes
+  static constexpr std::uint64_t kBytes = 4096ull * 8 * 7168 * 2;
+  static workload::Op op(std::uint8_t route) {
+    workload::Op o;
+    o.kind = workload::OpKind::kCollective;
+    o.collective = CollectiveKind::kAllToAll;
+    o.group_kind = workload::GroupKind::kExpert;
+    o.group.first = 128;  // the second stage's first GPU: whole nodes 16..23
+    o.group.inner_size = kN_members;
+    o.comm_bytes = kBytes;
+    o.route = route;
+    o.layer = 5;
+    o.microbatch = 3;
+    return o;
+  }
+  // Per member (group index): bytes sent and received in each phase (0: NVLink, 1: rail), and whether
+  // every Send has its Recv (same pair, tag and bytes).
+  struct Traffic {
+    std::vector<double> sent[2], received[2];
+    bool matched = true;
+  };
+  static Traffic run(const workload::Op& o, const CollectiveOptions& options) {
+    const workload::ComputeModel compute(workload::find_gpu_profile("H800"));
+    Traffic t;
+    for (auto* v : {&t.sent[0], &t.sent[1], &t.received[0], &t.received[1]}) v->assign(kN_members, 0.0);
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t>, int> balance;
+    for (std::uint32_t i = 0; i < kN_members; ++i) {
+      const std::uint32_t gpu = o.group.member(i);
+      for (std::uint64_t sub = 0; sub < expanded_count(o, 0, 0, options); ++sub) {
+        const cluster::GpuOp g = expand(o, gpu, sub, compute, 0, options);
+        if (g.kind != cluster::OpKind::kSend && g.kind != cluster::OpKind::kRecv) continue;
+        const int phase = g.peer / kL == gpu / kL ? 0 : 1;
+        if (g.kind == cluster::OpKind::kSend) {
+          t.sent[phase][i] += static_cast<double>(g.bytes);
+          ++balance[{gpu, g.peer, g.tag, g.bytes}];
+          // The rail phase only joins GPUs of the same local index (one NIC rail).
+          if (phase == 1 && g.peer % kL != gpu % kL) t.matched = false;
+        } else {
+          t.received[phase][i] += static_cast<double>(g.bytes);
+          --balance[{g.peer, gpu, g.tag, g.bytes}];
+        }
+      }
+    }
+    for (const auto& [key, count] : balance) t.matched = t.matched && count == 0;
+    return t;
+  }
+};
+
+// Balanced hierarchical all-to-all: phase 1 sends each of the L-1 local peers everything bound for its local
+// index on all N nodes (N B/n = B/L), phase 2 sends each of the N-1 rail peers what its node gathered for it
+// (L B/n = B/N): (L-1)/L B over NVLink and (N-1)/N B over the rail per GPU, 2(L-1)+1 + 2(N-1)+1 ops.
+TEST(MoeAllToAllTest, HierarchicalPhasesMoveClosedFormBytes) {
+  using C = MoeAllToAllCase;
+  const workload::Op o = C::op(workload::kRouteDispatch);
+  CollectiveOptions options;
+  options.gpus_per_node = 8;
+  options.hierarchical_all_to_all = true;
+  EXPECT_EQ(hierarchical_all_to_all_members(o, options), C::kL);
+  EXPECT_EQ(expanded_count(o, 0, 0, options), 2ull * (C::kL - 1) + 1 + 2ull * (C::kN - 1) + 1);
+  const double B = static_cast<double>(C::kBytes);
+  const C::Traffic t = C::run(o, options);
+  EXPECT_TRUE(t.matched);
+  for (std::uint32_t i = 0; i < C::kN_members; ++i) {
+    EXPECT_EQ(t.sent[0][i], (C::kL - 1) * (B / C::kL)) << i;  // 7 x 58720256, exact
+    EXPECT_EQ(t.sent[1][i], (C::kN - 1) * (B / C::kN)) << i;
+    EXPECT_EQ(t.received[0][i], t.sent[0][i]) << i;
+    EXPECT_EQ(t.received[1][i], t.sent[1][i]) << i;
+  }
+  // The flat all-to-all (no hierarchy) sends (n-1)/n B per GPU, 7 of the 63 messages inside the node.
+  options.hierarchical_all_to_all = false;
+  EXPECT_EQ(expanded_count(o, 0, 0, options), 2ull * (C::kN_members - 1) + 1);
+  const C::Traffic flat = C::run(o, options);
+  for (std::uint32_t i = 0; i < C::kN_members; ++i) {
+    EXPECT_EQ(flat.sent[0][i], (C::kL - 1) * (B / C::kN_members)) << i;
+    EXPECT_EQ(flat.sent[1][i], (C::kN_members - C::kL) * (B / C::kN_members)) << i;
+  }
+}
+
+// Skewed routing (model.moe_routing_skew): member m's experts receive n B share(m) of the group's dispatch
+// (its own pairs included), so the rail phase delivers it (N-1) L B share(m); the rail bytes of the whole
+// group stay (N-1)/N n B as in the balanced case (conserved), and NVLink bytes follow the local indices'
+// summed shares. The combine mirrors it: member m forwards to each other node's GPU on its rail what its
+// node's experts computed for that GPU, B times the node's summed shares.
+// Each message rounds to whole bytes, so the sums hold to a byte per message.
+TEST(MoeAllToAllTest, SkewedRoutingBytesFollowTheSharesAndAreConserved) {
+  using C = MoeAllToAllCase;
+  const workload::MoeRouting routing(256, C::kN_members, 8, 1.0, 11);
+  ASSERT_FALSE(routing.balanced());
+  CollectiveOptions options;
+  options.gpus_per_node = 8;
+  options.hierarchical_all_to_all = true;
+  options.routing = &routing;
+  const double B = static_cast<double>(C::kBytes), n = C::kN_members;
+  const workload::Op dispatch = C::op(workload::kRouteDispatch);
+  const workload::RouteKey key{dispatch.layer, dispatch.step, dispatch.microbatch, dispatch.group.first};
+  const C::Traffic t = C::run(dispatch, options);
+  EXPECT_TRUE(t.matched);
+  constexpr double kRound = C::kN;  // at most N-1 rail messages of <= 0.5 byte rounding each
+  double rail = 0, nvlink = 0, share_sum = 0, max_share = 0;
+  for (std::uint32_t m = 0; m < C::kN_members; ++m) {
+    const double s = routing.share(key, m);
+    share_sum += s;
+    max_share = std::max(max_share, s);
+    EXPECT_NEAR(t.received[1][m], (C::kN - 1) * C::kL * B * s, kRound) << m;
+    // Phase 1 leaves each GPU with B times the shares of the other local indices' members on all nodes.
+    double other_local = 0;
+    for (std::uint32_t x = 0; x < C::kN_members; ++x)
+      if (x % C::kL != m % C::kL) other_local += routing.share(key, x);
+    EXPECT_NEAR(t.sent[0][m], B * other_local, kRound) << m;
+    rail += t.received[1][m];
+    nvlink += t.sent[0][m];
+  }
+  EXPECT_NEAR(share_sum, 1.0, 1e-12);
+  EXPECT_GT(max_share, 1.5 / n);                             // the draw is really skewed
+  EXPECT_NEAR(rail, (C::kN - 1) * C::kL * B, n * kRound);    // = (N-1)/N n B, as balanced
+  EXPECT_NEAR(nvlink, (C::kL - 1) * C::kN * B, n * kRound);  // = (L-1)/L n B, as balanced
+  const workload::Op combine = C::op(workload::kRouteCombine);
+  const C::Traffic back = C::run(combine, options);
+  EXPECT_TRUE(back.matched);
+  double back_rail = 0;
+  for (std::uint32_t m = 0; m < C::kN_members; ++m) {
+    double node_share = 0;  // the shares of m's node: what its experts send back to each other node
+    for (std::uint32_t y = 0; y < C::kL; ++y) node_share += routing.share(key, m / C::kL * C::kL + y);
+    EXPECT_NEAR(back.sent[1][m], (C::kN - 1) * B * node_share, kRound) << m;
+    back_rail += back.sent[1][m];
+  }
+  EXPECT_NEAR(back_rail, rail, 2 * n * kRound);
 }
 
 }  // namespace

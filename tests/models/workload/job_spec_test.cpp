@@ -108,6 +108,11 @@ TEST(JobSpec, DeepSeekMoeFieldsAreValidated) {
     return e.find(field) != std::string::npos && e.find('\n') == std::string::npos;
   };
   EXPECT_TRUE(names(deepseek_text("", "expert_parallel: 3"), "parallelism.expert_parallel"));
+  // EP 8 divides data_parallel 8 but not 12 routed experts: the error names both fields.
+  std::string twelve = deepseek_text("", "expert_parallel: 8");
+  twelve.replace(twelve.find("num_experts: 16"), 15, "num_experts: 12");
+  EXPECT_TRUE(names(twelve, "parallelism.expert_parallel"));
+  EXPECT_NE(error_of(twelve).find("model.num_experts"), std::string::npos) << error_of(twelve);
   std::string dense = deepseek_text("", "expert_parallel: 8");
   dense.replace(dense.find("first_dense_layers: 1"), 21, "first_dense_layers: 4");
   EXPECT_TRUE(names(dense, "model.first_dense_layers"));

@@ -344,5 +344,59 @@ TEST(MoeRoutingTest, SkewZeroIsBalancedAndSkewIsDeterministic) {
   EXPECT_NEAR(hsum, 1.0, 1e-12);
 }
 
+// Skewed routing at the op level, on a DeepSeek-like layer (16 experts, top-4, EP8, no TP): every GPU's
+// dispatch all-to-all carries its T k h e send buffer, whatever the skew; member m's routed-expert work is
+// the balanced work times n share(m), so the expert group's routed FLOPs (the work the dispatched bytes
+// bring) equal the balanced total: the skew moves work between members and conserves it.
+TEST(MoeRoutingTest, SkewedExpertWorkFollowsTheSharesAndIsConserved) {
+  const std::string par = "pipeline_parallel: 1 data_parallel: 8 expert_parallel: 8";
+  const std::string train = "global_batch_sequences: 8";
+  const std::string model =
+      "gpu_type: \"H800\" model { num_layers: 2 hidden_size: 512 ffn_hidden_size: 2048 "
+      "num_attention_heads: 8 seq_length_tokens: 512 vocab_size: 8000 num_experts: 16 moe_top_k: 4 "
+      "moe_ffn_hidden_size: 256 num_shared_experts: 1 first_dense_layers: 1 q_lora_rank: 128 "
+      "kv_lora_rank: 64 qk_nope_head_dim: 32 qk_rope_head_dim: 16 v_head_dim: 32 gated_mlp: true ";
+  const auto flat = testing::make_job(model + "} parallelism { " + par + " } training { " + train + " }");
+  const auto skew = testing::make_job(model + "moe_routing_skew: 1 moe_routing_seed: 5 } parallelism { " +
+                                      par + " } training { " + train + " }");
+  const double n = 8;
+  // One GPU's forward routed ops and dispatch bytes of layer 1 (the MoE layer), micro-batch 0.
+  struct Layer {
+    double dispatch_bytes = 0, expert_flops = 0;
+    RouteKey key;
+  };
+  const auto layer_of = [](const std::shared_ptr<const Job>& job, std::uint32_t gpu) {
+    const GpuProgram prog(job, gpu, 1);
+    Layer l;
+    for (std::uint64_t i = 0; i < prog.size(); ++i) {
+      const Op o = prog.op(i);
+      if (o.layer != 1 || o.microbatch != 0 || o.phase != Phase::kForward) continue;
+      if (o.kind == OpKind::kCollective && o.route == kRouteDispatch) l.dispatch_bytes += o.comm_bytes;
+      if (o.kind == OpKind::kCompute && o.route == kRouteCompute) {
+        l.expert_flops += o.flops;
+        l.key = prog.route_key(o);
+      }
+    }
+    return l;
+  };
+  const double T = 512, k = 4, h = 512, e = 2;
+  const MoeRouting& routing = skew->routing();
+  ASSERT_FALSE(routing.balanced());
+  double balanced_total = 0, skewed_total = 0, max_ratio = 0;
+  for (std::uint32_t m = 0; m < 8; ++m) {
+    const Layer a = layer_of(flat, m), b = layer_of(skew, m);
+    EXPECT_EQ(a.dispatch_bytes, T * k * h * e) << m;
+    EXPECT_EQ(b.dispatch_bytes, T * k * h * e) << m;  // the buffer is the same; its split follows the skew
+    ASSERT_GT(a.expert_flops, 0) << m;
+    const double f = n * routing.share(b.key, m);
+    EXPECT_NEAR(b.expert_flops, a.expert_flops * f, 1e-9 * a.expert_flops) << m;
+    max_ratio = std::max(max_ratio, b.expert_flops / a.expert_flops);
+    balanced_total += a.expert_flops;
+    skewed_total += b.expert_flops;
+  }
+  EXPECT_NEAR(skewed_total, balanced_total, 1e-9 * balanced_total);
+  EXPECT_GT(max_ratio, 1.2);  // the draw is skewed: some member does well above its balanced work
+}
+
 }  // namespace
 }  // namespace warpsim::workload
