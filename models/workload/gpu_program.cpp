@@ -170,6 +170,25 @@ Op GpuProgram::slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) c
     if (o.route == kRouteCompute) routed(o);
     return o;
   };
+  if (s.weight) {
+    // A W pass: each layer's weight-gradient ops, in the backward's layer order (top down; an MoE model's
+    // leading dense layers last).
+    const std::uint32_t lc = job_->layers_in_chunk(stage_);
+    const std::uint32_t nd = job_->leading_dense_in_chunk(stage_, s.chunk);
+    const auto& moe_w = L.weight_grad;
+    const std::uint64_t moe_ops = std::uint64_t{lc - nd} * moe_w.size();
+    if (pos < moe_ops) {
+      const auto j = static_cast<std::uint32_t>(pos / moe_w.size());
+      return finish(layer_op(moe_w[pos % moe_w.size()]), layer0 + lc - 1 - j);
+    }
+    const std::uint64_t q = pos - moe_ops;
+    const auto& dense_w = L.dense_weight_grad;
+    if (q < std::uint64_t{nd} * dense_w.size()) {
+      const auto j = static_cast<std::uint32_t>(q / dense_w.size());
+      return finish(layer_op(dense_w[q % dense_w.size()]), layer0 + nd - 1 - j);
+    }
+    throw std::logic_error("GpuProgram: weight-gradient op index out of range");
+  }
   const bool has_recv = p2p_on && (s.forward ? !first : !last);
   const bool has_send = p2p_on && (s.forward ? !last : !first);
   if (has_recv) {

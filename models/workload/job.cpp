@@ -44,6 +44,15 @@ JobParams checked(JobParams p) {
   return p;
 }
 
+// DualPipe is a spec value the model does not generate yet (docs/workload.md, "Pipeline schedules").
+JobParams checked_schedule(JobParams p) {
+  if (p.parallelism.pipeline_schedule == PipelineScheduleKind::kDualPipe) {
+    throw std::invalid_argument(
+        "job spec: parallelism.pipeline_schedule: DUAL_PIPE is not modelled yet (use ZERO_BUBBLE_H1)");
+  }
+  return p;
+}
+
 const GpuProfile& checked_gpu(const JobParams& p) {
   const GpuProfile& g = find_gpu_profile(p.gpu_type, "job spec: gpu_type");
   const DType d = p.model.dtype;
@@ -79,14 +88,18 @@ ComputeModel checked_compute(const GpuProfile& gpu, const JobParams& params, Eff
 }  // namespace
 
 Job::Job(JobParams params, EfficiencyParams efficiency, std::shared_ptr<const MeasuredTable> measured)
-    : params_(checked(std::move(params))),
+    : params_(checked_schedule(checked(std::move(params)))),
       shape_(ModelShape::from_params(params_.model)),
       deg_(Degrees::from_params(params_.parallelism)),
       gpu_(&checked_gpu(params_)),
       compute_(checked_compute(*gpu_, params_, efficiency, std::move(measured))),
       ops_(build_layer_ops(shape_, deg_, params_.training.micro_batch_sequences,
                            params_.training.activation_recompute)),
-      schedule_(deg_.pp, static_cast<std::uint32_t>(params_.microbatches_per_step()), deg_.vpp),
+      schedule_(deg_.split_backward
+                    ? PipelineSchedule::zero_bubble_h1(
+                          deg_.pp, static_cast<std::uint32_t>(params_.microbatches_per_step()))
+                    : PipelineSchedule(deg_.pp, static_cast<std::uint32_t>(params_.microbatches_per_step()),
+                                       deg_.vpp)),
       world_(static_cast<std::uint32_t>(params_.world_size_gpus())),
       stage_layers_(static_cast<std::uint32_t>(shape_.layers), deg_.pp, deg_.vpp,
                     params_.parallelism.first_stage_layers, params_.parallelism.last_stage_layers) {
@@ -167,6 +180,11 @@ std::uint64_t Job::slot_op_count(std::uint32_t stage, const ScheduleSlot& s) con
   // A receive is followed by the TP all-gather of the scattered activation (scatter/gather).
   const std::uint64_t recv_ops = deg_.pp_scatter_gather ? 2 : 1;
   const std::uint64_t dense = leading_dense_in_chunk(stage, s.chunk);
+  if (s.weight) {
+    // A W pass: the chunk's layers' weight-gradient GEMMs (and ZeRO-3 gradient reduce-scatters), no p2p.
+    return std::uint64_t{layers_in_chunk(stage) - dense} * ops_.weight_grad.size() +
+           dense * ops_.dense_weight_grad.size();
+  }
   if (s.forward) {
     n += (p2p && !first) * recv_ops + (p2p && !last);
     n += first ? ops_.embedding_forward.size() : 0;

@@ -60,6 +60,10 @@ class Job {
   const std::vector<LayerOp>& layer_backward(std::uint32_t layer) const {
     return leading_dense(layer) ? ops_.dense_backward : ops_.backward;
   }
+  // Degrees::split_backward: the layer's weight-gradient (W pass) ops; empty otherwise.
+  const std::vector<LayerOp>& layer_weight_grad(std::uint32_t layer) const {
+    return leading_dense(layer) ? ops_.dense_weight_grad : ops_.weight_grad;
+  }
   std::uint32_t leading_dense_in_chunk(std::uint32_t stage, std::uint32_t chunk) const;
   std::uint32_t leading_dense_in_stage(std::uint32_t stage) const;
   // Non-expert parameters of one layer on this GPU (a leading dense layer's or an MoE/dense layer's).

@@ -1,6 +1,7 @@
 // Closed-form 1F1B and interleaved 1F1B slot order (see pipeline_schedule.hpp). Mirrors Megatron-LM's
 // forward_backward_pipelining_{without,with}_interleaving: `warmup` forwards, then alternating one forward
-// and one backward, then the remaining backwards.
+// and one backward, then the remaining backwards. ZB-H1 is the same order of F and B with the W passes
+// placed as Qi et al. describe (built once into a table).
 #include "models/workload/pipeline_schedule.hpp"
 
 #include <algorithm>
@@ -41,7 +42,42 @@ ScheduleSlot PipelineSchedule::nth(bool forward, std::uint64_t k) const {
   return s;
 }
 
+PipelineSchedule PipelineSchedule::zero_bubble_h1(std::uint32_t stages, std::uint32_t microbatches) {
+  PipelineSchedule s(stages, microbatches, 1);
+  if (stages < 2) throw std::invalid_argument("pipeline schedule: ZB-H1 needs more than one stage");
+  s.table_.resize(stages);
+  for (std::uint32_t st = 0; st < stages; ++st) {
+    auto& t = s.table_[st];
+    t.reserve(3ull * microbatches);
+    std::uint32_t b = 0, w = 0;
+    // A B pass, then the W pass it releases: stage st keeps st weight-gradient passes pending (the last
+    // stage p-1, the first none), so the B passes, which no longer wait for W, travel up the pipeline
+    // without gaps and the pending W passes fill each stage's cool-down; F-to-W in-flight micro-batches
+    // stay at most p on every stage (1F1B's stage-0 peak).
+    const auto backward = [&] {
+      t.push_back({false, b++, 0, false});
+      if (b - w > st) t.push_back({false, w++, 0, true});
+    };
+    // 1F1B's order of forwards and (input-gradient) backwards (the 1F1B schedule with chunks = 1).
+    for (std::uint64_t k = 0; k < 2ull * microbatches; ++k) {
+      const ScheduleSlot f = s.slot_1f1b(st, k);
+      if (f.forward) {
+        t.push_back(f);
+      } else {
+        backward();
+      }
+    }
+    while (w < microbatches) t.push_back({false, w++, 0, true});
+  }
+  return s;
+}
+
 ScheduleSlot PipelineSchedule::slot(std::uint32_t stage, std::uint64_t k) const {
+  if (!table_.empty()) return table_[stage][k];
+  return slot_1f1b(stage, k);
+}
+
+ScheduleSlot PipelineSchedule::slot_1f1b(std::uint32_t stage, std::uint64_t k) const {
   const std::uint64_t total = std::uint64_t{m_} * v_;
   const std::uint64_t w = warmup(stage);
   if (k < w) return nth(true, k);
@@ -54,6 +90,7 @@ ScheduleSlot PipelineSchedule::slot(std::uint32_t stage, std::uint64_t k) const 
 }
 
 std::optional<StageSlot> PipelineSchedule::producer(std::uint32_t stage, const ScheduleSlot& s) const {
+  if (s.weight) return StageSlot{stage, {false, s.microbatch, s.chunk, false}};
   if (s.forward) {
     if (stage > 0) return StageSlot{stage - 1, s};
     if (s.chunk == 0) return std::nullopt;
