@@ -253,6 +253,18 @@ void validate_job_spec(const JobSpec& s) {
     require_at_most(value, kMaxWorldSize, field);
   }
   require_at_most(world_size(s), kMaxWorldSize, "world_size_gpus (TP x PP x DP x CP)");
+  // Schedules that need a pipeline (checked before the layer split, which PP must divide).
+  const bool zero_bubble = p.pipeline_schedule() == JobParallelism::ZERO_BUBBLE_H1;
+  const bool dual_pipe = p.pipeline_schedule() == JobParallelism::DUAL_PIPE;
+  if ((zero_bubble || dual_pipe) && p.pipeline_parallel() < 2) {
+    fail("parallelism.pipeline_schedule", std::string(zero_bubble ? "ZERO_BUBBLE_H1" : "DUAL_PIPE") +
+                                              " needs parallelism.pipeline_parallel > 1 (got " +
+                                              str(p.pipeline_parallel()) + ")");
+  }
+  if (dual_pipe && p.pipeline_parallel() % 2 != 0) {
+    fail("parallelism.pipeline_schedule",
+         "DUAL_PIPE needs an even parallelism.pipeline_parallel (got " + str(p.pipeline_parallel()) + ")");
+  }
   require_at_most(t.micro_batch_sequences(), kMaxMicroBatchSequences, "training.micro_batch_sequences");
   require_at_most(std::uint64_t{t.micro_batch_sequences()} * m.seq_length_tokens(), kMaxMicroBatchTokens,
                   "training.micro_batch_sequences x model.seq_length_tokens");
@@ -363,17 +375,6 @@ void validate_job_spec(const JobSpec& s) {
   const bool interleaved = p.pipeline_schedule() == JobParallelism::INTERLEAVED_1F1B;
   if (!interleaved && p.virtual_stages_per_rank() != 1) {
     fail("parallelism.virtual_stages_per_rank", "needs pipeline_schedule INTERLEAVED_1F1B");
-  }
-  const bool zero_bubble = p.pipeline_schedule() == JobParallelism::ZERO_BUBBLE_H1;
-  const bool dual_pipe = p.pipeline_schedule() == JobParallelism::DUAL_PIPE;
-  if ((zero_bubble || dual_pipe) && p.pipeline_parallel() < 2) {
-    fail("parallelism.pipeline_schedule", std::string(zero_bubble ? "ZERO_BUBBLE_H1" : "DUAL_PIPE") +
-                                              " needs parallelism.pipeline_parallel > 1 (got " +
-                                              str(p.pipeline_parallel()) + ")");
-  }
-  if (dual_pipe && p.pipeline_parallel() % 2 != 0) {
-    fail("parallelism.pipeline_schedule",
-         "DUAL_PIPE needs an even parallelism.pipeline_parallel (got " + str(p.pipeline_parallel()) + ")");
   }
   if (uneven) {
     check_uneven_stages(m.num_layers(), p.pipeline_parallel(), interleaved ? p.virtual_stages_per_rank() : 1,
