@@ -376,6 +376,10 @@ void validate_job_spec(const JobSpec& s) {
   if (!interleaved && p.virtual_stages_per_rank() != 1) {
     fail("parallelism.virtual_stages_per_rank", "needs pipeline_schedule INTERLEAVED_1F1B");
   }
+  if (uneven && p.pipeline_schedule() == JobParallelism::DUAL_PIPE) {
+    fail(p.first_stage_layers() != 0 ? "parallelism.first_stage_layers" : "parallelism.last_stage_layers",
+         "uneven stages are not supported with pipeline_schedule DUAL_PIPE");
+  }
   if (uneven) {
     check_uneven_stages(m.num_layers(), p.pipeline_parallel(), interleaved ? p.virtual_stages_per_rank() : 1,
                         p.first_stage_layers(), p.last_stage_layers());
@@ -405,8 +409,9 @@ void validate_job_spec(const JobSpec& s) {
   // DualPipe splits the micro-batches evenly over its two directions and needs at least 2 x PP of them
   // (deepseek-ai/DualPipe, dualpipe.py: num_chunks even and >= 2 x num_ranks).
   if (dual_pipe && (mb % 2 != 0 || mb < 2ull * p.pipeline_parallel())) {
-    fail("parallelism.pipeline_schedule", "DUAL_PIPE needs an even microbatch count >= 2 x pipeline_parallel (" +
-                                              str(2ull * p.pipeline_parallel()) + "), got " + str(mb));
+    fail("parallelism.pipeline_schedule",
+         "DUAL_PIPE needs an even microbatch count >= 2 x pipeline_parallel (" +
+             str(2ull * p.pipeline_parallel()) + "), got " + str(mb));
   }
   const std::string& algorithm = t.dp_allreduce_algorithm();
   if (!algorithm.empty() && algorithm != "ring" && algorithm != "tree") {

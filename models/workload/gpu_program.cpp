@@ -116,7 +116,9 @@ Op GpuProgram::p2p(bool send, std::uint32_t step, const ScheduleSlot& s) const {
   const std::uint32_t p = sched.stages(), v = sched.chunks();
   std::uint32_t peer_stage = 0;
   ScheduleSlot consumer = s;  // the tag names the slot that consumes the message
-  if (send) {
+  if (send && sched.dual()) {
+    peer_stage = sched.send_peer(stage_, s);  // the consumer runs the same chunk (model copy)
+  } else if (send) {
     if (s.forward) {
       peer_stage = stage_ + 1 < p ? stage_ + 1 : 0;
       consumer.chunk = stage_ + 1 < p ? s.chunk : s.chunk + 1;
@@ -189,14 +191,34 @@ Op GpuProgram::slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) c
     }
     throw std::logic_error("GpuProgram: weight-gradient op index out of range");
   }
-  const bool has_recv = p2p_on && (s.forward ? !first : !last);
+  // A paired backward's receive moved to the start of its pair's forward (ScheduleSlot::paired).
+  const bool has_recv = p2p_on && (s.forward ? !first : !last && !s.paired);
   const bool has_send = p2p_on && (s.forward ? !last : !first);
-  if (has_recv) {
-    if (pos == 0) return finish(p2p(false, step, s), layer0);
-    --pos;
+  const auto receive = [&](const ScheduleSlot& r, std::uint64_t& at, Op& out) {
+    if (at == 0) {
+      out = p2p(false, step, r);
+      return true;
+    }
+    --at;
     if (job_->degrees().pp_scatter_gather) {
-      if (pos == 0) return finish(pp_gather(s.forward), layer0);
-      --pos;
+      if (at == 0) {
+        out = pp_gather(r.forward);
+        return true;
+      }
+      --at;
+    }
+    return false;
+  };
+  Op received;
+  if (has_recv && receive(s, pos, received)) return finish(received, layer0);
+  if (s.forward && s.paired) {
+    const ScheduleSlot b = sched.slot(stage_, k + 1);
+    if (p2p_on && !sched.last_virtual(stage_, b.chunk) && receive(b, pos, received)) {
+      Op o = finish(received, layer0);  // reported as the backward's position
+      o.microbatch = b.microbatch;
+      o.chunk = b.chunk;
+      o.layer = job_->first_layer(stage_, b.chunk) + job_->layers_in_chunk(stage_) - 1;
+      return o;
     }
   }
   const auto& pre = s.forward ? L.embedding_forward : L.head_backward;

@@ -55,7 +55,7 @@ std::vector<Producer> producers(const Job& job, std::uint32_t stage) {
     const bool first = sched.first_virtual(stage, s.chunk), last = sched.last_virtual(stage, s.chunk);
     // The op layout of a backward slot (GpuProgram::slot_op): receive (+ gather), head, layers, embedding.
     std::uint64_t pos = job.slot_offset(stage, k);
-    if (p2p && !last) pos += recv_ops;
+    if (p2p && !last && !s.paired) pos += recv_ops;
     if (last && !L.head_backward.empty()) {
       pos += L.head_backward.size();
       out.push_back({pos - 1, L.head_params_per_gpu * ge, 0});

@@ -18,6 +18,10 @@ struct ScheduleSlot {
   // A weight-gradient (W) pass of a split backward (forward is then false): its B pass, the slot
   // {false, microbatch, chunk, false} on the same stage, computed the input gradients.
   bool weight = false;
+  // DualPipe's forward-and-backward pairs: a forward with `paired` is followed by a backward (of the other
+  // chunk) with `paired`, and the pair starts when both inputs are there: the backward's receive is done
+  // before the forward (dualpipe.py's _forward_backward_chunk receives both, then computes).
+  bool paired = false;
   bool operator==(const ScheduleSlot&) const = default;
 };
 
@@ -36,13 +40,24 @@ class PipelineSchedule {
   // at the end, in the cool-down bubble. Every stage then holds at most p micro-batches between F and W,
   // which is 1F1B's peak (stage 0's), and the bubble is (p-1)(T_F + T_B - T_W) (arXiv 2401.10241, sec. 2.1).
   static PipelineSchedule zero_bubble_h1(std::uint32_t stages, std::uint32_t microbatches);
+  // DualPipe (DeepSeek-V3 technical report, arXiv 2412.19437, sec. 3.2.1; deepseek-ai/DualPipe,
+  // dualpipe.py): stages = PP ranks (even), two chunks per rank: chunk 0 is stage `rank` of the model copy
+  // whose micro-batches enter at rank 0, chunk 1 stage `PP-1-rank` of the copy fed from rank PP-1. Half of
+  // the micro-batches go each way (slot.microbatch counts within its chunk's direction). The slot order is
+  // the reference's eight steps; B/W split where the reference defers W (WeightGradStore), the W right
+  // after its B where it does the full backward. Needs microbatches even and >= 2 x stages.
+  static PipelineSchedule dual_pipe(std::uint32_t stages, std::uint32_t microbatches);
 
   std::uint32_t stages() const { return p_; }
   std::uint32_t microbatches() const { return m_; }
   std::uint32_t chunks() const { return v_; }
   // Whether the backward is split into B and W slots (ZB-H1).
   bool split_backward() const { return !table_.empty(); }
-  std::uint64_t slots_per_stage() const { return (split_backward() ? 3ull : 2ull) * m_ * v_; }
+  bool dual() const { return dual_; }
+  std::uint64_t slots_per_stage() const { return table_.empty() ? 2ull * m_ * v_ : table_[0].size(); }
+  // The most micro-batch chunks whose forward has run and whose (input-gradient) backward has not, on a
+  // stage: what its activation memory holds at peak (memory_estimate.hpp).
+  std::uint64_t max_in_flight(std::uint32_t stage) const;
   // Number of forward slots a stage runs before its first backward.
   std::uint64_t warmup(std::uint32_t stage) const;
 
@@ -51,16 +66,26 @@ class PipelineSchedule {
   // forward chunk. The last stage's last-chunk backward consumes its own forward (same stage).
   std::optional<StageSlot> producer(std::uint32_t stage, const ScheduleSlot& s) const;
   // Global virtual-stage index of a chunk on a stage; layers are assigned to virtual stages in order.
-  std::uint32_t virtual_stage(std::uint32_t stage, std::uint32_t chunk) const { return chunk * p_ + stage; }
-  bool first_virtual(std::uint32_t stage, std::uint32_t chunk) const { return stage == 0 && chunk == 0; }
-  bool last_virtual(std::uint32_t stage, std::uint32_t chunk) const {
-    return stage == p_ - 1 && chunk == v_ - 1;
+  // DualPipe: the stage of the chunk's model copy (chunk 1 runs the other way).
+  std::uint32_t virtual_stage(std::uint32_t stage, std::uint32_t chunk) const {
+    if (dual_) return chunk == 0 ? stage : p_ - 1 - stage;
+    return chunk * p_ + stage;
   }
+  bool first_virtual(std::uint32_t stage, std::uint32_t chunk) const {
+    return dual_ ? virtual_stage(stage, chunk) == 0 : stage == 0 && chunk == 0;
+  }
+  bool last_virtual(std::uint32_t stage, std::uint32_t chunk) const {
+    return dual_ ? virtual_stage(stage, chunk) == p_ - 1 : stage == p_ - 1 && chunk == v_ - 1;
+  }
+  // The stage a slot's output goes to (its send's peer): the next virtual stage forward, the previous one
+  // backward. Not meaningful for the very last forward / first backward (which send nothing).
+  std::uint32_t send_peer(std::uint32_t stage, const ScheduleSlot& s) const;
 
  private:
   ScheduleSlot nth(bool forward, std::uint64_t k) const;
   ScheduleSlot slot_1f1b(std::uint32_t stage, std::uint64_t k) const;
   std::uint32_t p_, m_, v_;
+  bool dual_ = false;
   std::vector<std::vector<ScheduleSlot>> table_;  // [stage][k] for the table-driven schedules (ZB-H1)
 };
 

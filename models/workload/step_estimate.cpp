@@ -25,7 +25,9 @@ PipelineTiming time_pipeline(const PipelineSchedule& sched,
   // finish[stage][pass: F, B, W][mb * v + chunk]; negative = not finished yet.
   std::vector<std::vector<double>> finish(3ull * p, std::vector<double>(std::uint64_t{m} * v, -1.0));
   const auto done = [&](const StageSlot& ss) -> double& {
-    return finish[3ull * ss.stage + (ss.slot.forward ? 0 : ss.slot.weight ? 2 : 1)]
+    return finish[3ull * ss.stage + (ss.slot.forward  ? 0
+                                     : ss.slot.weight ? 2
+                                                      : 1)]
                  [std::uint64_t{ss.slot.microbatch} * v + ss.slot.chunk];
   };
   std::vector<std::uint64_t> next(p, 0);
@@ -42,6 +44,14 @@ PipelineTiming time_pipeline(const PipelineSchedule& sched,
         if (auto prod = sched.producer(s, slot)) {
           ready = done(*prod);
           if (ready < 0) break;
+        }
+        // A DualPipe pair starts when its backward's input is there too.
+        if (slot.forward && slot.paired) {
+          if (auto prod = sched.producer(s, sched.slot(s, next[s] + 1))) {
+            const double b = done(*prod);
+            if (b < 0) break;
+            ready = std::max(ready, b);
+          }
         }
         const double start = std::max(ready, free_at[s]);
         const double d = duration(s, slot);
@@ -107,7 +117,8 @@ StepEstimate estimate_step(const std::shared_ptr<const Job>& job) {
   est.pipeline_seconds = t.makespan;
   est.bubble_fraction = t.bubble_fraction();
 
-  // Hardware FLOPs: every stage runs its m*v forward and backward (and W) slots; all TP/DP/CP ranks of a stage alike.
+  // Hardware FLOPs: every stage runs its m*v forward and backward (and W) slots; all TP/DP/CP ranks of a
+  // stage alike.
   const double replicas = static_cast<double>(job->world_size()) / p;
   for (std::uint32_t s = 0; s < p; ++s) {
     for (std::uint64_t k = 0; k < sched.slots_per_stage(); ++k) {
@@ -117,8 +128,7 @@ StepEstimate estimate_step(const std::shared_ptr<const Job>& job) {
     for (std::uint64_t i = job->slot_offset(s, sched.slots_per_stage()); i < prog.size(); ++i) {
       const Op o = prog.op(i);
       if (o.kind != OpKind::kCompute) continue;
-      est.optimizer_seconds =
-          std::max(est.optimizer_seconds, job->compute().seconds(o));
+      est.optimizer_seconds = std::max(est.optimizer_seconds, job->compute().seconds(o));
     }
   }
   est.step_seconds = est.pipeline_seconds + est.optimizer_seconds;

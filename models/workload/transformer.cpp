@@ -233,7 +233,9 @@ Degrees Degrees::from_params(const ParallelismParams& p) {
   d.ep = p.expert_parallel;
   d.interleaved = p.pipeline_schedule == PipelineScheduleKind::kInterleaved1F1B;
   d.vpp = d.interleaved ? p.virtual_stages_per_rank : 1;
-  d.split_backward = p.pipeline_schedule == PipelineScheduleKind::kZeroBubbleH1 && d.pp > 1;
+  d.dual_pipe = p.pipeline_schedule == PipelineScheduleKind::kDualPipe && d.pp > 1;
+  if (d.dual_pipe) d.vpp = 2;
+  d.split_backward = (p.pipeline_schedule == PipelineScheduleKind::kZeroBubbleH1 && d.pp > 1) || d.dual_pipe;
   d.zero = p.zero_stage;
   d.sequence_parallel = p.sequence_parallel && d.tp > 1;
   d.pp_scatter_gather = p.pipeline_scatter_gather && d.tp > 1 && !d.sequence_parallel && d.pp > 1;
@@ -512,7 +514,8 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
     }
   };
   layer(!s.moe(), out.forward, out.backward, out.weight_grad);
-  if (s.moe() && s.dense_layers > 0) layer(true, out.dense_forward, out.dense_backward, out.dense_weight_grad);
+  if (s.moe() && s.dense_layers > 0)
+    layer(true, out.dense_forward, out.dense_backward, out.dense_weight_grad);
 
   // Output head on the last pipeline stage: final norm, vocabulary-parallel output GEMM and cross entropy.
   Builder head(s.dtype);

@@ -46,6 +46,8 @@ struct Degrees {
   bool interleaved = false;
   // ZB-H1: each backward is split into an input-gradient pass and a weight-gradient pass (LayerOps).
   bool split_backward = false;
+  // DualPipe: two chunks per rank (vpp = 2), stages of two model copies run in opposite directions.
+  bool dual_pipe = false;
   bool pp_scatter_gather = false;  // TP > 1, no sequence parallelism, pipeline_scatter_gather set
   bool pp_sync = false;            // PP > 1, pipeline_p2p_sync set: each pipeline send blocks until sent
   static Degrees from_params(const ParallelismParams& p);

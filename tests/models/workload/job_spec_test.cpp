@@ -113,7 +113,11 @@ TEST(JobSpec, PipelineScheduleRequirementsNameTheField) {
   EXPECT_NE(e.find(">= 2 x pipeline_parallel"), std::string::npos) << e;
   e = error("pipeline_parallel: 2 pipeline_schedule: DUAL_PIPE", "global_batch_sequences: 9");
   EXPECT_NE(e.find("parallelism.pipeline_schedule"), std::string::npos) << e;
+  e = error("pipeline_parallel: 4 pipeline_schedule: DUAL_PIPE first_stage_layers: 1 last_stage_layers: 1",
+            "global_batch_sequences: 8");
+  EXPECT_NE(e.find("parallelism.first_stage_layers"), std::string::npos) << e;
   EXPECT_EQ(error("pipeline_parallel: 2 pipeline_schedule: ZERO_BUBBLE_H1", train), "");
+  EXPECT_EQ(error("pipeline_parallel: 4 pipeline_schedule: DUAL_PIPE", train), "");
 }
 
 // DeepSeek-style MoE fields (model 17-27, parallelism 14): a bad value is refused naming its field.
