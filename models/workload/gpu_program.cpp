@@ -166,7 +166,7 @@ Op GpuProgram::slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) c
 
   const auto finish = [&](Op o, std::uint32_t layer) {
     o.step = step;
-    o.microbatch = s.microbatch;
+    o.microbatch = sched.step_microbatch(s);
     o.chunk = s.chunk;
     o.layer = layer;
     if (o.route == kRouteCompute) routed(o);
@@ -215,7 +215,7 @@ Op GpuProgram::slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) c
     const ScheduleSlot b = sched.slot(stage_, k + 1);
     if (p2p_on && !sched.last_virtual(stage_, b.chunk) && receive(b, pos, received)) {
       Op o = finish(received, layer0);  // reported as the backward's position
-      o.microbatch = b.microbatch;
+      o.microbatch = sched.step_microbatch(b);
       o.chunk = b.chunk;
       o.layer = job_->first_layer(stage_, b.chunk) + job_->layers_in_chunk(stage_) - 1;
       return o;

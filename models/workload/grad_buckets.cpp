@@ -35,7 +35,7 @@ std::vector<Producer> producers(const Job& job, std::uint32_t stage) {
   std::vector<Producer> out;
   for (std::uint64_t k = 0; k < sched.slots_per_stage(); ++k) {
     const ScheduleSlot s = sched.slot(stage, k);
-    if (s.forward || s.microbatch + 1 != sched.microbatches()) continue;
+    if (s.forward || s.microbatch + 1 != sched.microbatches_per_chunk()) continue;
     const std::uint32_t lc = job.layers_in_chunk(stage);
     if (s.weight) {
       // A split backward's W pass: the layers' weight gradients come into existence here.

@@ -54,6 +54,12 @@ class PipelineSchedule {
   // Whether the backward is split into B and W slots (ZB-H1).
   bool split_backward() const { return !table_.empty(); }
   bool dual() const { return dual_; }
+  // Micro-batches each chunk runs: all of them, or under DualPipe the half that goes its direction.
+  std::uint32_t microbatches_per_chunk() const { return dual_ ? m_ / 2 : m_; }
+  // A slot's micro-batch numbered over the step (DualPipe: direction 1's come after direction 0's).
+  std::uint32_t step_microbatch(const ScheduleSlot& s) const {
+    return dual_ ? s.chunk * (m_ / 2) + s.microbatch : s.microbatch;
+  }
   std::uint64_t slots_per_stage() const { return table_.empty() ? 2ull * m_ * v_ : table_[0].size(); }
   // The most micro-batch chunks whose forward has run and whose (input-gradient) backward has not, on a
   // stage: what its activation memory holds at peak (memory_estimate.hpp).
