@@ -71,6 +71,10 @@ workload::PipelineScheduleKind to_schedule(JobParallelism::PipelineSchedule s) {
       return workload::PipelineScheduleKind::kOneFOneB;
     case JobParallelism::INTERLEAVED_1F1B:
       return workload::PipelineScheduleKind::kInterleaved1F1B;
+    case JobParallelism::ZERO_BUBBLE_H1:
+      return workload::PipelineScheduleKind::kZeroBubbleH1;
+    case JobParallelism::DUAL_PIPE:
+      return workload::PipelineScheduleKind::kDualPipe;
     default:
       fail("parallelism.pipeline_schedule", "unknown value " + std::to_string(static_cast<int>(s)));
   }
@@ -249,6 +253,18 @@ void validate_job_spec(const JobSpec& s) {
     require_at_most(value, kMaxWorldSize, field);
   }
   require_at_most(world_size(s), kMaxWorldSize, "world_size_gpus (TP x PP x DP x CP)");
+  // Schedules that need a pipeline (checked before the layer split, which PP must divide).
+  const bool zero_bubble = p.pipeline_schedule() == JobParallelism::ZERO_BUBBLE_H1;
+  const bool dual_pipe = p.pipeline_schedule() == JobParallelism::DUAL_PIPE;
+  if ((zero_bubble || dual_pipe) && p.pipeline_parallel() < 2) {
+    fail("parallelism.pipeline_schedule", std::string(zero_bubble ? "ZERO_BUBBLE_H1" : "DUAL_PIPE") +
+                                              " needs parallelism.pipeline_parallel > 1 (got " +
+                                              str(p.pipeline_parallel()) + ")");
+  }
+  if (dual_pipe && p.pipeline_parallel() % 2 != 0) {
+    fail("parallelism.pipeline_schedule",
+         "DUAL_PIPE needs an even parallelism.pipeline_parallel (got " + str(p.pipeline_parallel()) + ")");
+  }
   require_at_most(t.micro_batch_sequences(), kMaxMicroBatchSequences, "training.micro_batch_sequences");
   require_at_most(std::uint64_t{t.micro_batch_sequences()} * m.seq_length_tokens(), kMaxMicroBatchTokens,
                   "training.micro_batch_sequences x model.seq_length_tokens");
@@ -360,6 +376,10 @@ void validate_job_spec(const JobSpec& s) {
   if (!interleaved && p.virtual_stages_per_rank() != 1) {
     fail("parallelism.virtual_stages_per_rank", "needs pipeline_schedule INTERLEAVED_1F1B");
   }
+  if (uneven && p.pipeline_schedule() == JobParallelism::DUAL_PIPE) {
+    fail(p.first_stage_layers() != 0 ? "parallelism.first_stage_layers" : "parallelism.last_stage_layers",
+         "uneven stages are not supported with pipeline_schedule DUAL_PIPE");
+  }
   if (uneven) {
     check_uneven_stages(m.num_layers(), p.pipeline_parallel(), interleaved ? p.virtual_stages_per_rank() : 1,
                         p.first_stage_layers(), p.last_stage_layers());
@@ -385,6 +405,13 @@ void validate_job_spec(const JobSpec& s) {
     fail("training.global_batch_sequences", "interleaved 1F1B needs the microbatch count (" + str(mb) +
                                                 ") to be a multiple of pipeline_parallel (" +
                                                 str(p.pipeline_parallel()) + ")");
+  }
+  // DualPipe splits the micro-batches evenly over its two directions and needs at least 2 x PP of them
+  // (deepseek-ai/DualPipe, dualpipe.py: num_chunks even and >= 2 x num_ranks).
+  if (dual_pipe && (mb % 2 != 0 || mb < 2ull * p.pipeline_parallel())) {
+    fail("parallelism.pipeline_schedule",
+         "DUAL_PIPE needs an even microbatch count >= 2 x pipeline_parallel (" +
+             str(2ull * p.pipeline_parallel()) + "), got " + str(mb));
   }
   const std::string& algorithm = t.dp_allreduce_algorithm();
   if (!algorithm.empty() && algorithm != "ring" && algorithm != "tree") {

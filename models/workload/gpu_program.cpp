@@ -116,7 +116,9 @@ Op GpuProgram::p2p(bool send, std::uint32_t step, const ScheduleSlot& s) const {
   const std::uint32_t p = sched.stages(), v = sched.chunks();
   std::uint32_t peer_stage = 0;
   ScheduleSlot consumer = s;  // the tag names the slot that consumes the message
-  if (send) {
+  if (send && sched.dual()) {
+    peer_stage = sched.send_peer(stage_, s);  // the consumer runs the same chunk (model copy)
+  } else if (send) {
     if (s.forward) {
       peer_stage = stage_ + 1 < p ? stage_ + 1 : 0;
       consumer.chunk = stage_ + 1 < p ? s.chunk : s.chunk + 1;
@@ -164,20 +166,59 @@ Op GpuProgram::slot_op(std::uint32_t step, std::uint64_t k, std::uint64_t pos) c
 
   const auto finish = [&](Op o, std::uint32_t layer) {
     o.step = step;
-    o.microbatch = s.microbatch;
+    o.microbatch = sched.step_microbatch(s);
     o.chunk = s.chunk;
     o.layer = layer;
     if (o.route == kRouteCompute) routed(o);
     return o;
   };
-  const bool has_recv = p2p_on && (s.forward ? !first : !last);
+  if (s.weight) {
+    // A W pass: each layer's weight-gradient ops, in the backward's layer order (top down; an MoE model's
+    // leading dense layers last).
+    const std::uint32_t lc = job_->layers_in_chunk(stage_);
+    const std::uint32_t nd = job_->leading_dense_in_chunk(stage_, s.chunk);
+    const auto& moe_w = L.weight_grad;
+    const std::uint64_t moe_ops = std::uint64_t{lc - nd} * moe_w.size();
+    if (pos < moe_ops) {
+      const auto j = static_cast<std::uint32_t>(pos / moe_w.size());
+      return finish(layer_op(moe_w[pos % moe_w.size()]), layer0 + lc - 1 - j);
+    }
+    const std::uint64_t q = pos - moe_ops;
+    const auto& dense_w = L.dense_weight_grad;
+    if (q < std::uint64_t{nd} * dense_w.size()) {
+      const auto j = static_cast<std::uint32_t>(q / dense_w.size());
+      return finish(layer_op(dense_w[q % dense_w.size()]), layer0 + nd - 1 - j);
+    }
+    throw std::logic_error("GpuProgram: weight-gradient op index out of range");
+  }
+  // A paired backward's receive moved to the start of its pair's forward (ScheduleSlot::paired).
+  const bool has_recv = p2p_on && (s.forward ? !first : !last && !s.paired);
   const bool has_send = p2p_on && (s.forward ? !last : !first);
-  if (has_recv) {
-    if (pos == 0) return finish(p2p(false, step, s), layer0);
-    --pos;
+  const auto receive = [&](const ScheduleSlot& r, std::uint64_t& at, Op& out) {
+    if (at == 0) {
+      out = p2p(false, step, r);
+      return true;
+    }
+    --at;
     if (job_->degrees().pp_scatter_gather) {
-      if (pos == 0) return finish(pp_gather(s.forward), layer0);
-      --pos;
+      if (at == 0) {
+        out = pp_gather(r.forward);
+        return true;
+      }
+      --at;
+    }
+    return false;
+  };
+  Op received;
+  if (has_recv && receive(s, pos, received)) return finish(received, layer0);
+  if (s.forward && s.paired) {
+    const ScheduleSlot b = sched.slot(stage_, k + 1);
+    if (p2p_on && !sched.last_virtual(stage_, b.chunk) && receive(b, pos, received)) {
+      Op o = finish(received, layer0);  // reported as the backward's position
+      o.microbatch = sched.step_microbatch(b);
+      o.chunk = b.chunk;
+      o.layer = job_->first_layer(stage_, b.chunk) + job_->layers_in_chunk(stage_) - 1;
+      return o;
     }
   }
   const auto& pre = s.forward ? L.embedding_forward : L.head_backward;

@@ -1,6 +1,7 @@
 // When each step-end gradient bucket is ready (see grad_buckets.hpp).
 #include "models/workload/grad_buckets.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace warpsim::workload {
@@ -34,19 +35,35 @@ std::vector<Producer> producers(const Job& job, std::uint32_t stage) {
   std::vector<Producer> out;
   for (std::uint64_t k = 0; k < sched.slots_per_stage(); ++k) {
     const ScheduleSlot s = sched.slot(stage, k);
-    if (s.forward || s.microbatch + 1 != sched.microbatches()) continue;
+    if (s.forward || s.microbatch + 1 != sched.microbatches_per_chunk()) continue;
+    const std::uint32_t lc = job.layers_in_chunk(stage);
+    if (s.weight) {
+      // A split backward's W pass: the layers' weight gradients come into existence here.
+      std::uint64_t pos = job.slot_offset(stage, k);
+      for (std::uint32_t j = 0; j < lc; ++j) {
+        const std::uint32_t layer = job.first_layer(stage, s.chunk) + lc - 1 - j;
+        pos += job.layer_weight_grad(layer).size();
+        if (job.leading_dense(layer)) {
+          out.push_back({pos - 1, zero3 ? 0 : L.first_dense_layer_params_per_gpu * ge, 0});
+        } else {
+          out.push_back({pos - 1, dense_layer, expert_layer});
+        }
+      }
+      continue;
+    }
+    const bool split = sched.split_backward();
     const bool first = sched.first_virtual(stage, s.chunk), last = sched.last_virtual(stage, s.chunk);
     // The op layout of a backward slot (GpuProgram::slot_op): receive (+ gather), head, layers, embedding.
     std::uint64_t pos = job.slot_offset(stage, k);
-    if (p2p && !last) pos += recv_ops;
+    if (p2p && !last && !s.paired) pos += recv_ops;
     if (last && !L.head_backward.empty()) {
       pos += L.head_backward.size();
       out.push_back({pos - 1, L.head_params_per_gpu * ge, 0});
     }
-    const std::uint32_t lc = job.layers_in_chunk(stage);
     for (std::uint32_t j = 0; j < lc; ++j) {
       const std::uint32_t layer = job.first_layer(stage, s.chunk) + lc - 1 - j;  // the backward's order
       pos += job.layer_backward(layer).size();
+      if (split) continue;  // the layers' weight gradients come with the W pass
       if (job.leading_dense(layer)) {
         out.push_back({pos - 1, zero3 ? 0 : L.first_dense_layer_params_per_gpu * ge, 0});
       } else {
@@ -58,6 +75,8 @@ std::vector<Producer> producers(const Job& job, std::uint32_t stage) {
       out.push_back({pos - 1, L.embedding_params_per_gpu * ge, 0});
     }
   }
+  // A split backward's embedding/head gradients (B pass) precede the layers' (W pass): execution order.
+  std::stable_sort(out.begin(), out.end(), [](const Producer& a, const Producer& b) { return a.op < b.op; });
   return out;
 }
 }  // namespace

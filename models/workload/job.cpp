@@ -44,6 +44,23 @@ JobParams checked(JobParams p) {
   return p;
 }
 
+// DualPipe's two chunks per rank are whole stages of the two model copies: the even split only.
+JobParams checked_schedule(JobParams p) {
+  const auto& d = p.parallelism;
+  if (d.pipeline_schedule == PipelineScheduleKind::kDualPipe &&
+      (d.first_stage_layers != 0 || d.last_stage_layers != 0)) {
+    throw std::invalid_argument(
+        "job spec: parallelism.first_stage_layers: uneven stages are not supported with DUAL_PIPE");
+  }
+  return p;
+}
+
+PipelineSchedule make_schedule(const Degrees& d, std::uint32_t microbatches) {
+  if (d.dual_pipe) return PipelineSchedule::dual_pipe(d.pp, microbatches);
+  if (d.split_backward) return PipelineSchedule::zero_bubble_h1(d.pp, microbatches);
+  return PipelineSchedule(d.pp, microbatches, d.vpp);
+}
+
 const GpuProfile& checked_gpu(const JobParams& p) {
   const GpuProfile& g = find_gpu_profile(p.gpu_type, "job spec: gpu_type");
   const DType d = p.model.dtype;
@@ -79,16 +96,16 @@ ComputeModel checked_compute(const GpuProfile& gpu, const JobParams& params, Eff
 }  // namespace
 
 Job::Job(JobParams params, EfficiencyParams efficiency, std::shared_ptr<const MeasuredTable> measured)
-    : params_(checked(std::move(params))),
+    : params_(checked_schedule(checked(std::move(params)))),
       shape_(ModelShape::from_params(params_.model)),
       deg_(Degrees::from_params(params_.parallelism)),
       gpu_(&checked_gpu(params_)),
       compute_(checked_compute(*gpu_, params_, efficiency, std::move(measured))),
       ops_(build_layer_ops(shape_, deg_, params_.training.micro_batch_sequences,
                            params_.training.activation_recompute)),
-      schedule_(deg_.pp, static_cast<std::uint32_t>(params_.microbatches_per_step()), deg_.vpp),
+      schedule_(make_schedule(deg_, static_cast<std::uint32_t>(params_.microbatches_per_step()))),
       world_(static_cast<std::uint32_t>(params_.world_size_gpus())),
-      stage_layers_(static_cast<std::uint32_t>(shape_.layers), deg_.pp, deg_.vpp,
+      stage_layers_(static_cast<std::uint32_t>(shape_.layers), deg_.pp, deg_.dual_pipe ? 1 : deg_.vpp,
                     params_.parallelism.first_stage_layers, params_.parallelism.last_stage_layers) {
   if (shape_.moe()) {
     routing_ = MoeRouting(static_cast<std::uint32_t>(shape_.experts), deg_.ep,
@@ -167,14 +184,21 @@ std::uint64_t Job::slot_op_count(std::uint32_t stage, const ScheduleSlot& s) con
   // A receive is followed by the TP all-gather of the scattered activation (scatter/gather).
   const std::uint64_t recv_ops = deg_.pp_scatter_gather ? 2 : 1;
   const std::uint64_t dense = leading_dense_in_chunk(stage, s.chunk);
+  if (s.weight) {
+    // A W pass: the chunk's layers' weight-gradient GEMMs (and ZeRO-3 gradient reduce-scatters), no p2p.
+    return std::uint64_t{layers_in_chunk(stage) - dense} * ops_.weight_grad.size() +
+           dense * ops_.dense_weight_grad.size();
+  }
   if (s.forward) {
     n += (p2p && !first) * recv_ops + (p2p && !last);
+    // A DualPipe pair's forward also receives its backward's gradient (the other chunk's).
+    if (s.paired) n += (p2p && !schedule_.last_virtual(stage, 1 - s.chunk)) * recv_ops;
     n += first ? ops_.embedding_forward.size() : 0;
     n += last ? ops_.head_forward.size() : 0;
     n += std::uint64_t{layers_in_chunk(stage) - dense} * ops_.forward.size() +
          dense * ops_.dense_forward.size();
   } else {
-    n += (p2p && !last) * recv_ops + (p2p && !first);
+    n += (p2p && !last && !s.paired) * recv_ops + (p2p && !first);
     n += first ? ops_.embedding_backward.size() : 0;
     n += last ? ops_.head_backward.size() : 0;
     n += std::uint64_t{layers_in_chunk(stage) - dense} * ops_.backward.size() +
@@ -204,9 +228,18 @@ double Job::layer_dense_params(std::uint32_t stage) const {
 
 double Job::dense_grad_params(std::uint32_t stage) const {
   double n = layer_dense_params(stage);
-  if (stage == 0) n += ops_.embedding_params_per_gpu;
-  if (stage == deg_.pp - 1) n += ops_.head_params_per_gpu;
+  if (holds_embedding(stage)) n += ops_.embedding_params_per_gpu;
+  if (holds_head(stage)) n += ops_.head_params_per_gpu;
   return n;
+}
+
+// The first / last virtual stage's rank: stage 0 / PP-1, and under DualPipe both (each end rank holds the
+// first stage of one model copy and the last stage of the other).
+bool Job::holds_embedding(std::uint32_t stage) const {
+  return stage == 0 || (deg_.dual_pipe && stage == deg_.pp - 1);
+}
+bool Job::holds_head(std::uint32_t stage) const {
+  return stage == deg_.pp - 1 || (deg_.dual_pipe && stage == 0);
 }
 
 double Job::expert_grad_params(std::uint32_t stage) const {

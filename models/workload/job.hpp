@@ -45,11 +45,19 @@ class Job {
   std::uint32_t microbatches() const { return schedule_.microbatches(); }
   // Transformer layers per pipeline stage and per model chunk (even or uneven split, stage_layers.hpp).
   const StageLayers& stage_layers() const { return stage_layers_; }
-  std::uint32_t layers_in_stage(std::uint32_t stage) const { return stage_layers_.stage(stage); }
+  // DualPipe: a rank holds two whole stages, stage `rank` of one model copy and stage PP-1-rank of the
+  // other (the parameter memory doubles), each chunk one stage's layers.
+  std::uint32_t layers_in_stage(std::uint32_t stage) const {
+    return deg_.dual_pipe ? 2 * stage_layers_.stage(stage) : stage_layers_.stage(stage);
+  }
   std::uint32_t layers_in_chunk(std::uint32_t stage) const { return stage_layers_.chunk(stage); }
   std::uint32_t first_layer(std::uint32_t stage, std::uint32_t chunk) const {
+    if (deg_.dual_pipe) return stage_layers_.first_layer(schedule_.virtual_stage(stage, chunk), 0);
     return stage_layers_.first_layer(stage, chunk);
   }
+  // Whether a stage's GPUs hold the embedding / the output head (dense_grad_params, memory).
+  bool holds_embedding(std::uint32_t stage) const;
+  bool holds_head(std::uint32_t stage) const;
   std::uint64_t micro_batch_sequences() const { return params_.training.micro_batch_sequences; }
   // An MoE model's leading dense layers (model.first_dense_layers): their op templates and how many of a
   // chunk's / stage's layers they are.
@@ -59,6 +67,10 @@ class Job {
   }
   const std::vector<LayerOp>& layer_backward(std::uint32_t layer) const {
     return leading_dense(layer) ? ops_.dense_backward : ops_.backward;
+  }
+  // Degrees::split_backward: the layer's weight-gradient (W pass) ops; empty otherwise.
+  const std::vector<LayerOp>& layer_weight_grad(std::uint32_t layer) const {
+    return leading_dense(layer) ? ops_.dense_weight_grad : ops_.weight_grad;
   }
   std::uint32_t leading_dense_in_chunk(std::uint32_t stage, std::uint32_t chunk) const;
   std::uint32_t leading_dense_in_stage(std::uint32_t stage) const;

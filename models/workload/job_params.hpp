@@ -22,6 +22,8 @@ enum class Norm : std::uint8_t {
 enum class PipelineScheduleKind : std::uint8_t {
   kOneFOneB,         // 1F1B
   kInterleaved1F1B,  // virtual_stages_per_rank model chunks per pipeline rank (Narayanan et al. 2021)
+  kZeroBubbleH1,     // ZB-H1 (Qi et al., ICLR 2024, arXiv 2401.10241): B/W split, W fills the cool-down
+  kDualPipe,         // DualPipe (DeepSeek-V3, arXiv 2412.19437): bidirectional, two model copies per rank
 };
 
 // Activation recomputation (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large

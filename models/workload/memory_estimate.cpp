@@ -83,8 +83,7 @@ MemoryEstimate estimate_memory(const Job& job) {
     if (s.dtype == DType::kFp8) g.weight_bytes += job.layers_in_stage(st) * L.layer_params_per_gpu * 2;
     g.gradient_bytes = (d.zero >= 2 ? sharded : full) * ge;
     g.optimizer_bytes = (d.zero >= 1 ? sharded : full) * opt;
-    g.inflight_chunks =
-        std::min<std::uint64_t>(sched.warmup(st) + 1, std::uint64_t{sched.microbatches()} * sched.chunks());
+    g.inflight_chunks = sched.max_in_flight(st);
     // A stage's chunks hold the same number of layers; the leading dense ones count at their own size
     // (averaged over the stage's chunks).
     const double nd = job.leading_dense_in_stage(st), lst = job.layers_in_stage(st);
@@ -92,7 +91,7 @@ MemoryEstimate estimate_memory(const Job& job) {
         nd == 0 ? job.layers_in_chunk(st) * per_layer
                 : job.layers_in_chunk(st) * ((lst - nd) * per_layer + nd * per_dense_layer) / lst;
     g.activation_bytes = static_cast<double>(g.inflight_chunks) * chunk_layers_bytes + working;
-    if (st == d.pp - 1) g.activation_bytes += 4 * T * vocab_l;  // fp32 logits of the loss
+    if (job.holds_head(st)) g.activation_bytes += 4 * T * vocab_l;  // fp32 logits of the loss
     m.stages.push_back(g);
     if (g.total_bytes() > m.stages[m.peak_stage].total_bytes()) m.peak_stage = st;
   }

@@ -19,8 +19,13 @@
 //
 // In flight: stage s of a 1F1B pipeline holds min(p - s, m) micro-batches' activations (its warm-up
 // forwards plus one, PipelineSchedule::warmup); interleaved 1F1B holds warmup(s) + 1 model chunks, which is
-// Korthikanti's L(1 + (p - 1)/(pv)) layers on the first stage (section 4.2.3). The last stage also holds
-// one micro-batch's fp32 logits for the cross-entropy loss, 4sbv/t (section 4.3).
+// Korthikanti's L(1 + (p - 1)/(pv)) layers on the first stage (section 4.2.3). ZB-H1 and DualPipe count the
+// chunks between forward and input-gradient backward in their slot tables (PipelineSchedule::max_in_flight:
+// ZB-H1 keeps 1F1B's order of F and B, so the same counts; DualPipe PP + 1 chunks of one stage's layers on
+// every rank, its README's figure). A W-pending micro-batch's retained GEMM inputs are not counted
+// (docs/workload.md). The stage holding the output head (under DualPipe both end ranks) also holds one
+// micro-batch's fp32 logits for the cross-entropy loss, 4sbv/t (section 4.3). DualPipe's ranks hold two
+// stages' parameters, gradients and optimizer state (Job::layers_in_stage counts both model copies).
 #pragma once
 
 #include <cstdint>

@@ -22,10 +22,12 @@ PipelineTiming time_pipeline(const PipelineSchedule& sched,
                              const std::function<double(std::uint32_t, const ScheduleSlot&)>& duration) {
   const std::uint32_t p = sched.stages(), m = sched.microbatches(), v = sched.chunks();
   const std::uint64_t slots = sched.slots_per_stage();
-  // finish[stage][dir][mb * v + chunk]; negative = not finished yet.
-  std::vector<std::vector<double>> finish(2ull * p, std::vector<double>(std::uint64_t{m} * v, -1.0));
+  // finish[stage][pass: F, B, W][mb * v + chunk]; negative = not finished yet.
+  std::vector<std::vector<double>> finish(3ull * p, std::vector<double>(std::uint64_t{m} * v, -1.0));
   const auto done = [&](const StageSlot& ss) -> double& {
-    return finish[2ull * ss.stage + (ss.slot.forward ? 0 : 1)]
+    return finish[3ull * ss.stage + (ss.slot.forward  ? 0
+                                     : ss.slot.weight ? 2
+                                                      : 1)]
                  [std::uint64_t{ss.slot.microbatch} * v + ss.slot.chunk];
   };
   std::vector<std::uint64_t> next(p, 0);
@@ -42,6 +44,14 @@ PipelineTiming time_pipeline(const PipelineSchedule& sched,
         if (auto prod = sched.producer(s, slot)) {
           ready = done(*prod);
           if (ready < 0) break;
+        }
+        // A DualPipe pair starts when its backward's input is there too.
+        if (slot.forward && slot.paired) {
+          if (auto prod = sched.producer(s, sched.slot(s, next[s] + 1))) {
+            const double b = done(*prod);
+            if (b < 0) break;
+            ready = std::max(ready, b);
+          }
         }
         const double start = std::max(ready, free_at[s]);
         const double d = duration(s, slot);
@@ -80,13 +90,13 @@ StepEstimate estimate_step(const std::shared_ptr<const Job>& job) {
   est.peak_flops = job->gpu().peak_flops(job->shape().dtype);
   est.model_flops = analytic_step_flops(job->shape(), job->params().training.global_batch_sequences);
 
-  // Slot cost depends only on (stage, direction, first/last virtual stage); cache it.
-  std::map<std::tuple<std::uint32_t, bool, bool, bool>, std::pair<double, double>> cache;  // seconds, flops
+  // Slot cost depends only on (stage, pass, first/last virtual stage); cache it.
+  std::map<std::tuple<std::uint32_t, bool, bool, bool, bool>, std::pair<double, double>> cache;  // s, flops
   std::vector<GpuProgram> programs;
   for (std::uint32_t s = 0; s < p; ++s) programs.emplace_back(job, s * job->pipeline_stride(), 1);
   const auto slot_cost = [&](std::uint32_t s, const ScheduleSlot& slot) -> std::pair<double, double> {
-    const auto key =
-        std::tuple{s, slot.forward, sched.first_virtual(s, slot.chunk), sched.last_virtual(s, slot.chunk)};
+    const auto key = std::tuple{s, slot.forward, slot.weight, sched.first_virtual(s, slot.chunk),
+                                sched.last_virtual(s, slot.chunk)};
     if (auto it = cache.find(key); it != cache.end()) return it->second;
     // Find this slot's index on the stage to read its ops from the program.
     std::uint64_t k = 0;
@@ -107,7 +117,8 @@ StepEstimate estimate_step(const std::shared_ptr<const Job>& job) {
   est.pipeline_seconds = t.makespan;
   est.bubble_fraction = t.bubble_fraction();
 
-  // Hardware FLOPs: every stage runs m*v forward and backward slots; all TP/DP/CP ranks of a stage alike.
+  // Hardware FLOPs: every stage runs its m*v forward and backward (and W) slots; all TP/DP/CP ranks of a
+  // stage alike.
   const double replicas = static_cast<double>(job->world_size()) / p;
   for (std::uint32_t s = 0; s < p; ++s) {
     for (std::uint64_t k = 0; k < sched.slots_per_stage(); ++k) {
@@ -117,8 +128,7 @@ StepEstimate estimate_step(const std::shared_ptr<const Job>& job) {
     for (std::uint64_t i = job->slot_offset(s, sched.slots_per_stage()); i < prog.size(); ++i) {
       const Op o = prog.op(i);
       if (o.kind != OpKind::kCompute) continue;
-      est.optimizer_seconds =
-          std::max(est.optimizer_seconds, job->compute().seconds(o));
+      est.optimizer_seconds = std::max(est.optimizer_seconds, job->compute().seconds(o));
     }
   }
   est.step_seconds = est.pipeline_seconds + est.optimizer_seconds;

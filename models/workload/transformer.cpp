@@ -2,6 +2,7 @@
 #include "models/workload/transformer.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 namespace warpsim::workload {
 
@@ -13,6 +14,7 @@ struct Proto {
   LayerOp op;
   std::string_view backward_name;
   double bwd_bytes = -1;
+  bool weights = false;  // a GEMM with a weight matrix (its backward has a wgrad half)
 };
 
 class Builder {
@@ -34,7 +36,7 @@ class Builder {
     op.bytes = (fp8 ? eg_ : e_) * (m * k + k * n) + e_ * m * n;
     op.dtype = fp8 ? gemm_dtype_ : dtype_;
     op.gemm = {m, n, k};
-    ops.push_back({op, b});
+    ops.push_back({op, b, -1, true});
   }
   // A GEMM-like op with explicit work (batched/grouped GEMMs: attention, experts). `shape` is the one
   // product of the batch (default: no shape, e.g. fused attention, which is not a plain GEMM). Grouped
@@ -52,7 +54,7 @@ class Builder {
     op.dtype = low_precision ? gemm_dtype_ : dtype_;
     op.gemm = shape;
     op.kernel = kernel;
-    ops.push_back({op, b});
+    ops.push_back({op, b, -1, routed_fixed >= 0});
   }
   // Memory-bound op over `elements` values, each read/written `touches` times in total.
   void elementwise(std::string_view f, std::string_view b, double elements, double touches) {
@@ -133,6 +135,52 @@ LayerOp backward_of(const Proto& p) {
   return op;
 }
 
+// The split backward's names of a weight GEMM's backward (measured-table keys, docs/workload.md).
+struct SplitNames {
+  std::string_view backward, dgrad, wgrad;
+};
+constexpr SplitNames kSplitNames[] = {
+    {"qkv_bwd", "qkv_dgrad", "qkv_wgrad"},
+    {"mla_q_down_bwd", "mla_q_down_dgrad", "mla_q_down_wgrad"},
+    {"mla_q_up_bwd", "mla_q_up_dgrad", "mla_q_up_wgrad"},
+    {"mla_q_bwd", "mla_q_dgrad", "mla_q_wgrad"},
+    {"mla_kv_down_bwd", "mla_kv_down_dgrad", "mla_kv_down_wgrad"},
+    {"mla_kv_up_bwd", "mla_kv_up_dgrad", "mla_kv_up_wgrad"},
+    {"proj_bwd", "proj_dgrad", "proj_wgrad"},
+    {"mlp_up_bwd", "mlp_up_dgrad", "mlp_up_wgrad"},
+    {"mlp_down_bwd", "mlp_down_dgrad", "mlp_down_wgrad"},
+    {"shared_up_bwd", "shared_up_dgrad", "shared_up_wgrad"},
+    {"shared_down_bwd", "shared_down_dgrad", "shared_down_wgrad"},
+    {"router_bwd", "router_dgrad", "router_wgrad"},
+    {"expert_up_bwd", "expert_up_dgrad", "expert_up_wgrad"},
+    {"expert_down_bwd", "expert_down_dgrad", "expert_down_wgrad"},
+};
+
+// A weight GEMM's backward split into its two GEMMs (gemm_shape.hpp): dgrad dX = dY W^T (output m x k,
+// inner n) and wgrad dW = X^T dY (output k x n, inner m), each half of the FLOPs and HBM bytes (each reads
+// two of X, W, dY and writes the third's gradient-sized operand), the weight bytes of a routed op likewise.
+std::pair<LayerOp, LayerOp> split_backward(const LayerOp& bwd) {
+  const SplitNames* names = nullptr;
+  for (const auto& n : kSplitNames) {
+    if (n.backward == bwd.name) names = &n;
+  }
+  if (names == nullptr) throw std::logic_error("split_backward: no dgrad/wgrad names for a weight GEMM");
+  LayerOp dgrad = bwd, wgrad = bwd;
+  dgrad.name = names->dgrad;
+  wgrad.name = names->wgrad;
+  for (LayerOp* o : {&dgrad, &wgrad}) {
+    o->flops = bwd.flops / 2;
+    o->bytes = bwd.bytes / 2;
+    o->route_fixed_bytes = bwd.route_fixed_bytes / 2;
+  }
+  const GemmShape g = bwd.gemm;
+  if (g.valid()) {
+    dgrad.gemm = {g.m, g.k, g.n, g.batch, false};
+    wgrad.gemm = {g.k, g.n, g.m, g.batch, false};
+  }
+  return {dgrad, wgrad};
+}
+
 }  // namespace
 
 // The params' "0 = default" counts (kv heads, experts, top-k) resolve here as the spec documents them.
@@ -185,6 +233,9 @@ Degrees Degrees::from_params(const ParallelismParams& p) {
   d.ep = p.expert_parallel;
   d.interleaved = p.pipeline_schedule == PipelineScheduleKind::kInterleaved1F1B;
   d.vpp = d.interleaved ? p.virtual_stages_per_rank : 1;
+  d.dual_pipe = p.pipeline_schedule == PipelineScheduleKind::kDualPipe && d.pp > 1;
+  if (d.dual_pipe) d.vpp = 2;
+  d.split_backward = (p.pipeline_schedule == PipelineScheduleKind::kZeroBubbleH1 && d.pp > 1) || d.dual_pipe;
   d.zero = p.zero_stage;
   d.sequence_parallel = p.sequence_parallel && d.tp > 1;
   d.pp_scatter_gather = p.pipeline_scatter_gather && d.tp > 1 && !d.sequence_parallel && d.pp > 1;
@@ -310,7 +361,8 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
   };
 
   // One layer's ops; `dense_mlp`: a dense MLP of ffn instead of the experts.
-  const auto layer = [&](bool dense_mlp, std::vector<LayerOp>& fwd, std::vector<LayerOp>& bwd) {
+  const auto layer = [&](bool dense_mlp, std::vector<LayerOp>& fwd, std::vector<LayerOp>& bwd,
+                         std::vector<LayerOp>& wgrad) {
     Builder b(s.dtype);
     b.elementwise("ln1_fwd", "ln1_bwd", T_sp * h, 2);
     tp_enter(b);
@@ -439,20 +491,31 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
         bwd.push_back(op);
       }
     }
-    for (auto it = b.ops.rbegin(); it != b.ops.rend(); ++it) bwd.push_back(backward_of(*it));
+    for (auto it = b.ops.rbegin(); it != b.ops.rend(); ++it) {
+      if (d.split_backward && it->weights) {
+        auto [dgrad, w] = split_backward(backward_of(*it));
+        bwd.push_back(dgrad);
+        wgrad.push_back(w);
+      } else {
+        bwd.push_back(backward_of(*it));
+      }
+    }
+    // The gradient reduce-scatter follows the weight gradients: in the W pass when the backward is split.
+    auto& grads = d.split_backward ? wgrad : bwd;
     if (d.zero == 3) {
-      zero3_gather(bwd, Phase::kBackward);  // placeholders turned into gradient reduce-scatters below
+      zero3_gather(grads, Phase::kBackward);  // placeholders turned into gradient reduce-scatters below
       const std::size_t n = expert_params > 0 ? 2 : 1;
-      for (std::size_t i = bwd.size() - n; i < bwd.size(); ++i) {
-        auto& op = bwd[i];
+      for (std::size_t i = grads.size() - n; i < grads.size(); ++i) {
+        auto& op = grads[i];
         op.collective = CollectiveKind::kReduceScatter;
         op.name = op.group == GroupKind::kDataContext ? "zero3_grad_reducescatter"
                                                       : "zero3_expert_grad_reducescatter";
       }
     }
   };
-  layer(!s.moe(), out.forward, out.backward);
-  if (s.moe() && s.dense_layers > 0) layer(true, out.dense_forward, out.dense_backward);
+  layer(!s.moe(), out.forward, out.backward, out.weight_grad);
+  if (s.moe() && s.dense_layers > 0)
+    layer(true, out.dense_forward, out.dense_backward, out.dense_weight_grad);
 
   // Output head on the last pipeline stage: final norm, vocabulary-parallel output GEMM and cross entropy.
   Builder head(s.dtype);

@@ -44,6 +44,10 @@ struct Degrees {
   std::uint32_t tp = 1, pp = 1, dp = 1, cp = 1, ep = 1, vpp = 1, zero = 0;
   bool sequence_parallel = false;
   bool interleaved = false;
+  // ZB-H1: each backward is split into an input-gradient pass and a weight-gradient pass (LayerOps).
+  bool split_backward = false;
+  // DualPipe: two chunks per rank (vpp = 2), stages of two model copies run in opposite directions.
+  bool dual_pipe = false;
   bool pp_scatter_gather = false;  // TP > 1, no sequence parallelism, pipeline_scatter_gather set
   bool pp_sync = false;            // PP > 1, pipeline_p2p_sync set: each pipeline send blocks until sent
   static Degrees from_params(const ParallelismParams& p);
@@ -97,6 +101,10 @@ struct LayerOp {
 struct LayerOps {
   std::vector<LayerOp> forward;   // one layer, one micro-batch, in execution order
   std::vector<LayerOp> backward;  // incl. the recomputed forward (full) or attention core (selective)
+  // Degrees::split_backward (ZB-H1): `backward` holds only the input-gradient (B) work, each weight GEMM's
+  // dgrad half named *_dgrad, and the weight gradients (each weight GEMM's wgrad half, named *_wgrad, and
+  // ZeRO-3's gradient reduce-scatters) are here, for the schedule's W pass. Empty otherwise.
+  std::vector<LayerOp> weight_grad, dense_weight_grad;
   // An MoE model's leading dense layers (ModelShape::dense_layers; empty otherwise): the same layer with a
   // dense MLP of ffn, and its parameter shares.
   std::vector<LayerOp> dense_forward, dense_backward;

@@ -32,6 +32,10 @@ expect dp_huge "parallelism.data_parallel: at most" 's/data_parallel: 4/data_par
 expect uneven_no_middle_layers "parallelism.first_stage_layers" 's/data_parallel: 4 }/data_parallel: 4 first_stage_layers: 4 }/'
 expect uneven_too_many "parallelism.last_stage_layers" 's/data_parallel: 4 }/data_parallel: 4 first_stage_layers: 2 last_stage_layers: 3 }/'
 expect uneven_without_pp "parallelism.first_stage_layers" 's/pipeline_parallel: 2 data_parallel: 4 }/pipeline_parallel: 1 data_parallel: 8 first_stage_layers: 2 }/'
+# Issue #24 item 5: schedules that need a pipeline, DualPipe's micro-batch and even-PP requirements.
+expect zero_bubble_without_pp "parallelism.pipeline_schedule: ZERO_BUBBLE_H1 needs parallelism.pipeline_parallel > 1" 's/pipeline_parallel: 2 data_parallel: 4 }/pipeline_parallel: 1 data_parallel: 8 pipeline_schedule: ZERO_BUBBLE_H1 }/'
+expect dual_pipe_few_microbatches "parallelism.pipeline_schedule: DUAL_PIPE needs an even microbatch count" 's/data_parallel: 4 }/data_parallel: 4 pipeline_schedule: DUAL_PIPE }/; s/global_batch_sequences: 16/global_batch_sequences: 8/'
+expect dual_pipe_virtual_stages "parallelism.virtual_stages_per_rank" 's/data_parallel: 4 }/data_parallel: 4 pipeline_schedule: DUAL_PIPE virtual_stages_per_rank: 2 }/'
 expect recompute_conflict "training.activation_recompute_mode" 's/micro_batch_sequences: 1/micro_batch_sequences: 1 activation_recompute: true activation_recompute_mode: SELECTIVE/'
 expect hbm_overflow "peak memory per GPU [0-9.]* GB .* exceeds the H100-SXM's HBM of 80.0 GB.*training.allow_hbm_overflow" 's/seq_length_tokens: 1024/seq_length_tokens: 65536/'
 expect unknown_field "no_such_field" 's/simulation { steps: 2 }/simulation { no_such_field: 1 }/'

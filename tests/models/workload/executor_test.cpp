@@ -152,6 +152,30 @@ TEST(Executor, UnevenStagesSelectiveRecompute) {
         1);
 }
 
+// The split-backward schedules: ZB-H1 with ZeRO-3 (the gradient reduce-scatters move to the W passes) and
+// selective recomputation; DualPipe with TP scatter/gather (a pair's forward receives and gathers its
+// backward's gradient first) and an MoE DualPipe job with leading dense layers and ZeRO-3.
+TEST(Executor, ZeroBubbleH1Zero3SelectiveRecompute) {
+  check(testing::dense_spec_text("tensor_parallel: 2 pipeline_parallel: 4 pipeline_schedule: ZERO_BUBBLE_H1 "
+                                 "data_parallel: 2 zero_stage: 3",
+                                 "global_batch_sequences: 16 activation_recompute_mode: SELECTIVE"),
+        2);
+}
+
+TEST(Executor, DualPipeWithPipelineScatterGather) {
+  check(testing::dense_spec_text("tensor_parallel: 4 pipeline_parallel: 4 pipeline_schedule: DUAL_PIPE "
+                                 "pipeline_scatter_gather: true",
+                                 "global_batch_sequences: 10"),
+        2);
+}
+
+TEST(Executor, DualPipeMoeZero3) {
+  check(testing::moe_spec_text("tensor_parallel: 2 data_parallel: 4 expert_parallel: 2 pipeline_parallel: 2 "
+                               "pipeline_schedule: DUAL_PIPE zero_stage: 3",
+                               "global_batch_sequences: 16"),
+        1);
+}
+
 TEST(Executor, MoeContextExpertZero3) {
   check(testing::moe_spec_text("tensor_parallel: 2 context_parallel: 2 data_parallel: 4 expert_parallel: 2 "
                                "pipeline_parallel: 2 zero_stage: 3",

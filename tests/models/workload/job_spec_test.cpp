@@ -89,6 +89,37 @@ TEST(JobSpec, ValidationNamesTheField) {
   EXPECT_EQ(error_of(dense_spec_text("tensor_parallel: 2", train)), "");
 }
 
+// The zero-bubble and DualPipe schedules: what each needs is refused naming parallelism.pipeline_schedule.
+TEST(JobSpec, PipelineScheduleRequirementsNameTheField) {
+  const std::string train = "global_batch_sequences: 16";
+  const auto error = [&](const std::string& par, const std::string& t) {
+    return error_of(dense_spec_text(par, t));
+  };
+  for (const char* s : {"ZERO_BUBBLE_H1", "DUAL_PIPE"}) {
+    const std::string e = error(std::string("pipeline_schedule: ") + s, train);
+    EXPECT_NE(e.find("parallelism.pipeline_schedule"), std::string::npos) << e;
+    EXPECT_NE(e.find("pipeline_parallel > 1"), std::string::npos) << e;
+    // Virtual stages belong to INTERLEAVED_1F1B only.
+    const std::string v =
+        error(std::string("pipeline_parallel: 2 virtual_stages_per_rank: 2 pipeline_schedule: ") + s, train);
+    EXPECT_NE(v.find("parallelism.virtual_stages_per_rank"), std::string::npos) << v;
+  }
+  // DualPipe: an even PP, and an even micro-batch count of at least 2 x PP (16 sequences = 16 micro-batches).
+  std::string e = error("pipeline_parallel: 3 pipeline_schedule: DUAL_PIPE", "global_batch_sequences: 18");
+  EXPECT_NE(e.find("parallelism.pipeline_schedule"), std::string::npos) << e;
+  EXPECT_NE(e.find("even"), std::string::npos) << e;
+  e = error("pipeline_parallel: 4 pipeline_schedule: DUAL_PIPE", "global_batch_sequences: 6");
+  EXPECT_NE(e.find("parallelism.pipeline_schedule"), std::string::npos) << e;
+  EXPECT_NE(e.find(">= 2 x pipeline_parallel"), std::string::npos) << e;
+  e = error("pipeline_parallel: 2 pipeline_schedule: DUAL_PIPE", "global_batch_sequences: 9");
+  EXPECT_NE(e.find("parallelism.pipeline_schedule"), std::string::npos) << e;
+  e = error("pipeline_parallel: 4 pipeline_schedule: DUAL_PIPE first_stage_layers: 1 last_stage_layers: 1",
+            "global_batch_sequences: 8");
+  EXPECT_NE(e.find("parallelism.first_stage_layers"), std::string::npos) << e;
+  EXPECT_EQ(error("pipeline_parallel: 2 pipeline_schedule: ZERO_BUBBLE_H1", train), "");
+  EXPECT_EQ(error("pipeline_parallel: 4 pipeline_schedule: DUAL_PIPE", train), "");
+}
+
 // DeepSeek-style MoE fields (model 17-27, parallelism 14): a bad value is refused naming its field.
 std::string deepseek_text(const std::string& model_extra, const std::string& par) {
   return "gpu_type: \"H800\" model { num_layers: 4 hidden_size: 512 ffn_hidden_size: 2048 "

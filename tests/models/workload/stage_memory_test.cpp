@@ -297,6 +297,30 @@ TEST(Memory, EstimateMatchesTheWorkedExample) {
   EXPECT_DOUBLE_EQ(m.hbm_bytes, 80e9);
 }
 
+// DualPipe on the worked example's job (PP = 2, 4 micro-batches): every rank holds two stages, one of each
+// model copy (the DualPipe README's "Parameter 2x"), and both end ranks hold the embedding and the head.
+TEST(Memory, DualPipeDoublesTheParametersByHand) {
+  const auto job =
+      make_job(dense_spec_text("tensor_parallel: 2 pipeline_parallel: 2 data_parallel: 2 "
+                               "sequence_parallel: true zero_stage: 1 pipeline_schedule: DUAL_PIPE",
+                               "global_batch_sequences: 8"));
+  const MemoryEstimate m = estimate_memory(*job);
+  ASSERT_EQ(m.stages.size(), 2u);
+  for (std::uint32_t st = 0; st < 2; ++st) {
+    EXPECT_EQ(job->layers_in_stage(st), 8u);
+    EXPECT_EQ(job->layers_in_chunk(st), 4u);
+    // 2 x 4 layers x 25,183,232 + the embedding shard 32,768,000 + the head's 32,772,096 = 267,005,952.
+    EXPECT_DOUBLE_EQ(m.stages[st].weight_bytes, 2.0 * 267005952);
+    EXPECT_DOUBLE_EQ(m.stages[st].gradient_bytes, 2.0 * 267005952);
+    EXPECT_DOUBLE_EQ(m.stages[st].optimizer_bytes, 12.0 * 267005952 / 2);
+    // PP + 1 = 3 chunks of 4 layers in flight (the README's "Activation PP+1"), plus the fp32 logits.
+    EXPECT_EQ(m.stages[st].inflight_chunks, 3u);
+    EXPECT_DOUBLE_EQ(m.stages[st].activation_bytes, 3 * 4 * 77594624.0 + 65536000);
+  }
+  // Against 1F1B's stage 0 (133,500,928 parameters): twice the layers' parameters, plus the head's.
+  EXPECT_DOUBLE_EQ(m.stages[0].weight_bytes - 2 * 2.0 * 133500928, 2.0 * (32772096 - 32768000));
+}
+
 TEST(Memory, InterleavedFirstStageHoldsKorthikantisFactor) {
   // Korthikanti section 4.2.3: the first stage of an interleaved schedule holds L(1 + (p-1)/(pv)) layers'
   // activations; 8 layers, p = 2, v = 2 -> 8 x 5/4 = 10 layers = 5 chunks of 2.

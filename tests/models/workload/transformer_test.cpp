@@ -111,6 +111,28 @@ TEST(Flops, StepFlopsMatchSixNTokensPlusAttention) {
   }
 }
 
+// Splitting the backward (ZB-H1) and running two model copies from both ends (DualPipe) moves work in time
+// but not its amount: every GPU's step FLOPs equal 1F1B's (dense with ZeRO-3 and selective recomputation;
+// MoE with expert parallelism).
+TEST(Flops, SplitBackwardSchedulesKeepTheStepFlops) {
+  const std::string train = "global_batch_sequences: 8 activation_recompute_mode: SELECTIVE";
+  const auto dense = [&](const std::string& schedule) {
+    return program_flops(testing::make_job(testing::dense_spec_text(
+        "pipeline_parallel: 2 data_parallel: 2 zero_stage: 3 pipeline_schedule: " + schedule, train)));
+  };
+  const double one = dense("ONE_F_ONE_B");
+  EXPECT_NEAR(dense("ZERO_BUBBLE_H1") / one, 1.0, 1e-12);
+  EXPECT_NEAR(dense("DUAL_PIPE") / one, 1.0, 1e-12);
+  const auto moe = [&](const std::string& schedule) {
+    return program_flops(testing::make_job(testing::moe_spec_text(
+        "data_parallel: 4 expert_parallel: 4 pipeline_parallel: 2 pipeline_schedule: " + schedule,
+        "global_batch_sequences: 16")));
+  };
+  const double moe_one = moe("ONE_F_ONE_B");
+  EXPECT_NEAR(moe("ZERO_BUBBLE_H1") / moe_one, 1.0, 1e-12);
+  EXPECT_NEAR(moe("DUAL_PIPE") / moe_one, 1.0, 1e-12);
+}
+
 TEST(Flops, RecomputationAddsOneForwardOfTheLayers) {
   const auto plain = testing::make_job(testing::dense_spec_text("", "global_batch_sequences: 4"));
   const auto recompute =
