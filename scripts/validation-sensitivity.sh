@@ -10,7 +10,8 @@
 # with the table, the command and what was simulated (docs/validation.md, "Sensitivity").
 # Environment: PARAMS (names, default all that --perturb knows), FACTORS (default "0.9 1.1"), OUT (a folder
 # that keeps each run's CSV and log; runs whose CSV is there are not rerun, so a long sweep can be resumed
-# or extended; default a temporary folder). Each run is a full `warpsim validate` of the given rows.
+# or extended; default a temporary folder), TABLE_ONLY=1 (simulate nothing: the table from the runs in OUT,
+# "not run" where one is missing). Each run is a full `warpsim validate` of the given rows.
 set -euo pipefail
 DOCS=
 if [[ ${1:-} == --docs ]]; then
@@ -32,6 +33,7 @@ run() {  # run LABEL [--perturb NAME=FACTOR]
   local label=$1
   shift
   [[ -s "$OUT/$label.csv" ]] && return 0
+  [[ -z ${TABLE_ONLY:-} ]] || { [[ $label != baseline ]] && return 0; echo "TABLE_ONLY: no baseline in $OUT" >&2; exit 1; }
   echo "sensitivity: $label ($(date -u +%H:%M:%S) UTC)" >&2
   # A failed row still writes its CSV line (exit 1); anything else is fatal.
   "$WARPSIM" --log-level warn validate "$@" "${VALIDATE_ARGS[@]}" --csv "$OUT/$label.csv.tmp" --overwrite \
@@ -40,16 +42,23 @@ run() {  # run LABEL [--perturb NAME=FACTOR]
 }
 
 VALIDATE_ARGS=("$@")
-START=$(date -u +%Y-%m-%dT%H:%MZ)
+# The arguments as a shell would need them (for the command the docs block names).
+ARGS_TEXT=
+for a in "$@"; do
+  [[ $a =~ ^[A-Za-z0-9_./=:-]+$ ]] || a="'$a'"
+  ARGS_TEXT+="${ARGS_TEXT:+ }$a"
+done
 run baseline
 for p in $PARAMS; do
   for f in $FACTORS; do run "$p@$f" --perturb "$p=$f"; done
 done
 
-python3 - "$OUT" "$DOCS" "$START" "$PARAMS" "$FACTORS" "$*" <<'PY'
-import csv, os, sys
-out, docs, start, params, factors, args = sys.argv[1:7]
-params, factors = params.split(), [float(f) for f in factors.split()]
+python3 - "$OUT" "$DOCS" "$PARAMS" "$FACTORS" "$ARGS_TEXT" <<'PY'
+import csv, datetime, glob, os, sys
+out, docs, params, factors, args = sys.argv[1:6]
+params, raw = params.split(), factors.split()
+factors = [float(f) for f in raw]
+name_of = dict(zip(factors, raw))  # the run labels use the factors as given
 
 def load(label):
     path = os.path.join(out, label + ".csv")
@@ -74,25 +83,20 @@ def pct(x, signed=True):
 base = load("baseline")
 rows_of = {s: sorted(r for r, _ in rs) for s, rs in base.items()}
 lines = []
-head = "| parameter | set | rows | " + " | ".join(
-    f"MAE x{f:g}" for f in factors) + " | " + " | ".join(
-    f"mean signed error x{f:g}" for f in factors) + " | " + " | ".join(
-    f"worst row x{f:g}" for f in factors) + " | d(mean error)/d(parameter %) |"
-lines.append(head)
-lines.append("|" + "---|" * (head.count("|") - 1))
+fx = " / ".join(f"x{f:g}" for f in factors)
+lines.append(f"| parameter | set | rows | MAE {fx} | mean signed error {fx} | worst row {fx} | "
+             "d(mean error)/d(parameter %) |")
+lines.append("|---|---|---|---|---|---|---|")
 for s in sorted(base):
     b = stats(base[s])
-    lines.append(f"| baseline | {s} | {b['n']} | " + " | ".join([pct(b['mae'], False)] * len(factors)) + " | " +
-                 " | ".join([pct(b['mean'])] * len(factors)) + " | " +
-                 " | ".join([f"{b['worst'][0]} {pct(b['worst'][1])}"] * len(factors)) + " | |")
-slopes = {}
+    lines.append(f"| baseline (x1) | {s} | {b['n']} | {pct(b['mae'], False)} | {pct(b['mean'])} | "
+                 f"{b['worst'][0]} {pct(b['worst'][1])} | |")
 for p in params:
     for s in sorted(base):
         st = {}
         for f in factors:
-            label = f"{p}@{f:g}" if os.path.exists(os.path.join(out, f"{p}@{f:g}.csv")) else f"{p}@{f}"
-            path = os.path.join(out, label + ".csv")
-            st[f] = stats(load(label).get(s, [])) if os.path.exists(path) else None
+            label = f"{p}@{name_of[f]}"
+            st[f] = stats(load(label).get(s, [])) if os.path.exists(os.path.join(out, label + ".csv")) else None
         got = {f: v for f, v in st.items() if v}
         if not got:
             continue
@@ -100,16 +104,13 @@ for p in params:
         if len(pts) == 1:
             pts[1.0] = stats(base[s])
         lo, hi = min(pts), max(pts)
-        slope = (pts[hi]['mean'] - pts[lo]['mean']) * 100 / ((hi - lo) * 100)
-        slopes[(p, s)] = slope
+        slope = (pts[hi]['mean'] - pts[lo]['mean']) / ((hi - lo) * 100) * 100
         n = max(v['n'] for v in got.values())
         fail = sum(v['failed'] for v in got.values())
-        cell = lambda f, k: ("not run" if st[f] is None else k(st[f]))
+        cells = lambda k: " / ".join("not run" if st[f] is None else k(st[f]) for f in factors)
         lines.append(f"| {p} | {s} | {n}{' (' + str(fail) + ' failed)' if fail else ''} | " +
-                     " | ".join(cell(f, lambda v: pct(v['mae'], False)) for f in factors) + " | " +
-                     " | ".join(cell(f, lambda v: pct(v['mean'])) for f in factors) + " | " +
-                     " | ".join(cell(f, lambda v: f"{v['worst'][0]} {pct(v['worst'][1])}") for f in factors) +
-                     f" | {slope:+.3f} |")
+                     cells(lambda v: pct(v['mae'], False)) + " | " + cells(lambda v: pct(v['mean'])) + " | " +
+                     cells(lambda v: f"{v['worst'][0]} {pct(v['worst'][1])}") + f" | {slope:+.3f} |")
 table = "\n".join(lines) + "\n"
 rows_text = "; ".join(f"{s}: {len(r)} rows ({', '.join(r)})" for s, r in sorted(rows_of.items()))
 cmd = "scripts/validation-sensitivity.sh --docs docs/validation.md build/warpsim" + (" " + args if args else "")
@@ -118,8 +119,10 @@ if params != "gemm_eff sustained_clock hbm_eff kernel_gap nvlink_bw nic_bw colle
     env.append("PARAMS='" + " ".join(params) + "'")
 if factors != [0.9, 1.1]:
     env.append("FACTORS='" + " ".join(f"{f:g}" for f in factors) + "'")
-block = ("Generated by `" + " ".join(env + [cmd]) + "` (do not edit by hand: rerun the script), " +
-         f"started {start}. Rows simulated: {rows_text}.\n\n" + table)
+stamps = [os.path.getmtime(f) for f in glob.glob(os.path.join(out, "*.csv"))]
+utc = lambda t: datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+block = ("Generated by `" + " ".join(env + [cmd]) + "` (do not edit by hand: rerun the script); " +
+         f"runs finished {utc(min(stamps))} to {utc(max(stamps))} UTC. Rows simulated: {rows_text}.\n\n" + table)
 print(table, end="")
 if docs:
     text = open(docs).read()
