@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace warpsim::spec {
 
@@ -157,6 +158,16 @@ workload::ComputeModelParams to_compute_model(const JobComputeModel& c) {
   if (c.memory_eff_max() != 0) p.memory_eff_max = c.memory_eff_max();
   if (c.op_overhead_us() != 0) p.op_overhead_us = c.op_overhead_us();
   if (c.no_op_overhead()) p.op_overhead_us = 0.0;
+  // 0 = unset = 1; the compute model checks that no scaled efficiency exceeds 1.
+  const JobKernelScale& s = c.scale();
+  for (const auto& [v, out, field] :
+       {std::tuple{s.gemm_eff(), &p.scale.gemm_eff, "compute_model.scale.gemm_eff"},
+        {s.sustained_clock(), &p.scale.sustained_clock, "compute_model.scale.sustained_clock"},
+        {s.hbm_eff(), &p.scale.hbm_eff, "compute_model.scale.hbm_eff"},
+        {s.kernel_gap(), &p.scale.kernel_gap, "compute_model.scale.kernel_gap"}}) {
+    if (v < 0 || !std::isfinite(v)) fail(field, "must be > 0 (0 = 1; got " + std::to_string(v) + ")");
+    *out = v == 0 ? 1.0 : v;
+  }
   return p;
 }
 

@@ -2,7 +2,8 @@
 // `validation {}` message: the published TFLOP/s per GPU, its source, the assumptions) as full simulations,
 // K rows at a time in child processes, and prints per row the reference, the prediction and the signed
 // relative error, then each set's mean absolute error and worst row. --csv writes the rows, --docs rewrites
-// the generated tables of docs/validation.md, --set/--scale override spec fields (sensitivity runs). The
+// the generated tables of docs/validation.md, --set/--scale override spec fields, --perturb NAME=FACTOR
+// scales one named model parameter (sensitivity runs, experiment/validation/perturbation.hpp). The
 // work is experiment/validation/; this file is the command line and the process pool around it.
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -24,6 +25,7 @@
 
 #include "experiment/spec/job_spec.hpp"
 #include "experiment/spec/validation_spec.hpp"
+#include "experiment/validation/perturbation.hpp"
 #include "experiment/validation/row_evaluation.hpp"
 #include "experiment/validation/spec_overrides.hpp"
 #include "experiment/validation/validation_report.hpp"
@@ -51,6 +53,7 @@ struct ValidateFlags {
   bool full = false;
   std::vector<std::string> set_overrides;
   std::vector<std::string> scale_overrides;
+  std::vector<std::string> perturb;
   double max_abs_error = -1;
   std::string worker;  // internal: evaluate this one row and print its result
 };
@@ -62,17 +65,24 @@ std::vector<v::Override> overrides(const ValidateFlags& f) {
   return out;
 }
 
-// A row's spec with the overrides applied; errors name the file.
-spec::ExperimentSpec load_row(const std::string& path, const std::vector<v::Override>& o) {
+std::vector<v::Perturbation> perturbations(const ValidateFlags& f) {
+  std::vector<v::Perturbation> out;
+  for (const auto& s : f.perturb) out.push_back(v::parse_perturbation(s));
+  return out;
+}
+
+// A row's spec with the overrides, then the perturbations, applied; errors name the file.
+spec::ExperimentSpec load_row(const std::string& path, const std::vector<v::Override>& o,
+                              const std::vector<v::Perturbation>& p) {
   try {
-    return v::apply_overrides(spec::load_validation_row(path), o);
+    return v::apply_perturbations(v::apply_overrides(spec::load_validation_row(path), o), p);
   } catch (const std::invalid_argument& e) {
     throw UsageError("validation row " + path + ": " + e.what());
   }
 }
 
 int run_worker(const ValidateFlags& f) {
-  const spec::ExperimentSpec row = load_row(f.worker, overrides(f));
+  const spec::ExperimentSpec row = load_row(f.worker, overrides(f), perturbations(f));
   v::RowOptions options;
   options.full = f.full;
   options.on_simulation = [](const std::string& what) { std::cerr << "simulating " << what << std::endl; };
@@ -99,6 +109,7 @@ std::vector<std::string> worker_argv(const ValidateFlags& f, const std::string& 
   if (f.full) argv.push_back("--full");
   for (const auto& s : f.set_overrides) argv.push_back("--set=" + s);
   for (const auto& s : f.scale_overrides) argv.push_back("--scale=" + s);
+  for (const auto& s : f.perturb) argv.push_back("--perturb=" + s);
   return argv;
 }
 
@@ -109,6 +120,7 @@ std::string command_line(const ValidateFlags& f, const std::string& set_path) {
   if (f.full) c += " --full";
   for (const auto& s : f.set_overrides) c += " --set " + s;
   for (const auto& s : f.scale_overrides) c += " --scale " + s;
+  for (const auto& s : f.perturb) c += " --perturb " + s;
   return c;
 }
 
@@ -236,8 +248,9 @@ int run_validate(const ValidateFlags& f) {
   const std::vector<v::RowFile> rows = v::list_rows(sets, f.rows);
   if (rows.empty()) throw UsageError("--rows: no row matches");
   const auto o = overrides(f);
+  const auto p = perturbations(f);
   std::vector<spec::ExperimentSpec> specs;
-  for (const auto& r : rows) specs.push_back(load_row(r.path, o));  // every bad row before any simulation
+  for (const auto& r : rows) specs.push_back(load_row(r.path, o, p));  // every bad row before any simulation
   if (!f.csv.empty() && fs::exists(f.csv) && !f.overwrite) {
     throw UsageError("--csv: '" + f.csv + "' already exists (pass --overwrite to replace it)");
   }
@@ -250,6 +263,7 @@ int run_validate(const ValidateFlags& f) {
   }
   std::cerr << "warpsim validate: " << rows.size() << " rows, " << f.jobs << " at a time"
             << (f.full ? ", reductions off (--full)" : "") << std::endl;
+  for (const auto& s : f.perturb) std::cerr << "perturbed: " << s << std::endl;
   const std::vector<v::RowResult> results = run_rows(f, rows, specs);
 
   // Per set: the rows, its summary; the set's folder as given names it in the docs' command.
@@ -320,6 +334,13 @@ std::function<int()> add_validate_command(CLI::App& app, const CommandEnv& env) 
   cmd->add_option(
       "--scale", f->scale_overrides,
       "PATH=FACTOR: multiply a spec field in every row (e.g. cluster.fat_tree.links.bandwidth_gbps=0.9)");
+  std::string names;
+  for (const auto& p : v::perturbable_parameters())
+    names += (names.empty() ? "" : ", ") + std::string(p.name);
+  cmd->add_option("--perturb", f->perturb,
+                  "NAME=FACTOR: multiply one model parameter in every row (sensitivity; e.g. gemm_eff=1.1). "
+                  "NAME: " +
+                      names);
   cmd->add_option("--max-abs-error", f->max_abs_error,
                   "exit 1 when a row's |signed relative error| exceeds this fraction (regression tests)");
   cmd->add_option("--worker", f->worker, "internal: evaluate one row in this process and print its result")

@@ -20,6 +20,30 @@ bool set(double v) {
   return !std::isnan(v);
 }
 
+// The profile the model uses: `gpu` with its kernel efficiencies scaled.
+GpuProfile with_scales(const GpuProfile& gpu, const KernelScales& s) {
+  for (const auto& [v, name] : {std::pair{s.gemm_eff, "gemm_eff"},
+                                {s.sustained_clock, "sustained_clock"},
+                                {s.hbm_eff, "hbm_eff"},
+                                {s.kernel_gap, "kernel_gap"}}) {
+    if (!(v > 0) || !std::isfinite(v)) {
+      throw std::invalid_argument(std::string("scale.") + name + ": must be > 0 (got " + std::to_string(v) +
+                                  ")");
+    }
+  }
+  GpuProfile g = gpu;
+  g.kernels = scaled(gpu.kernels, s);
+  return g;
+}
+
+// The overrides that are set, multiplied by the scales that apply to them.
+EfficiencyParams scale_overrides(EfficiencyParams p) {
+  if (set(p.compute_eff_max)) p.compute_eff_max *= p.scale.gemm_eff * p.scale.sustained_clock;
+  if (set(p.memory_eff_max)) p.memory_eff_max *= p.scale.hbm_eff;
+  if (set(p.op_overhead_s)) p.op_overhead_s *= p.scale.kernel_gap;
+  return p;
+}
+
 }  // namespace
 
 ComputeWork compute_work(const Op& op) {
@@ -63,12 +87,33 @@ double gemm_quantization(const GpuProfile& gpu, const GemmShape& g) {
 
 ComputeModel::ComputeModel(const GpuProfile& gpu, EfficiencyParams params,
                            std::shared_ptr<const MeasuredTable> table)
-    : gpu_(&gpu), overrides_(params), params_(params.resolved(gpu)), table_(std::move(table)) {
+    : gpu_(with_scales(gpu, params.scale)),
+      overrides_(params),
+      scaled_overrides_(scale_overrides(params)),
+      params_(scaled_overrides_.resolved(gpu_)),
+      table_(std::move(table)) {
+  params_.scale = params.scale;
+  // A scale must not lift a kernel class past its peak.
+  const KernelEfficiency& k = gpu_.kernels;
+  for (const auto& [eff, what] : {std::pair{k.gemm(DType::kBf16), "the BF16 GEMM efficiency"},
+                                  {k.gemm(DType::kFp8), "the FP8 GEMM efficiency"},
+                                  {k.sustain * k.attn_fwd, "the flash-attention forward efficiency"},
+                                  {k.sustain * k.attn_bwd, "the flash-attention backward efficiency"}}) {
+    if (eff > 1) {
+      throw std::invalid_argument("scale: " + std::string(what) + " of " + std::string(gpu_.name) +
+                                  " scaled to " + std::to_string(eff) + ", above 1");
+    }
+  }
   if (!(params_.compute_eff_max > 0 && params_.compute_eff_max <= 1)) {
-    throw std::invalid_argument("compute_eff_max: must be within (0, 1]");
+    throw std::invalid_argument(params.scale.gemm_eff * params.scale.sustained_clock != 1
+                                    ? "scale: compute_eff_max x scale.gemm_eff x scale.sustained_clock must "
+                                      "be within (0, 1]"
+                                    : "compute_eff_max: must be within (0, 1]");
   }
   if (!(params_.memory_eff_max > 0 && params_.memory_eff_max <= 1)) {
-    throw std::invalid_argument("memory_eff_max: must be within (0, 1]");
+    throw std::invalid_argument(params.scale.hbm_eff != 1
+                                    ? "scale.hbm_eff: the scaled HBM efficiency must be within (0, 1]"
+                                    : "memory_eff_max: must be within (0, 1]");
   }
   if (!(params_.op_overhead_s >= 0) || !std::isfinite(params_.op_overhead_s)) {
     throw std::invalid_argument("op_overhead_s: must be >= 0");
@@ -76,7 +121,7 @@ ComputeModel::ComputeModel(const GpuProfile& gpu, EfficiencyParams params,
 }
 
 double ComputeModel::kernel_efficiency(KernelKind kind, DType dtype) const {
-  const KernelEfficiency& k = gpu_->kernels;
+  const KernelEfficiency& k = gpu_.kernels;
   switch (kind) {
     case KernelKind::kAttentionFwd:
       return k.sustain * k.attn_fwd;
@@ -87,16 +132,16 @@ double ComputeModel::kernel_efficiency(KernelKind kind, DType dtype) const {
   }
   // FP32 ops (the optimizer) run on the CUDA cores and are memory-bound; the GEMM value keeps their tiny
   // compute term finite.
-  return set(overrides_.compute_eff_max) ? overrides_.compute_eff_max : k.gemm(dtype);
+  return set(scaled_overrides_.compute_eff_max) ? scaled_overrides_.compute_eff_max : k.gemm(dtype);
 }
 
 double ComputeModel::compute_efficiency(double flops) const {
-  const double half = gpu_->peak_bf16_flops * params_.compute_eff_max * params_.op_overhead_s;
+  const double half = gpu_.peak_bf16_flops * params_.compute_eff_max * params_.op_overhead_s;
   return flops <= 0 ? 0.0 : params_.compute_eff_max * flops / (flops + half);
 }
 
 double ComputeModel::memory_efficiency(double bytes) const {
-  const double half = gpu_->hbm_bytes_per_s * params_.memory_eff_max * params_.op_overhead_s;
+  const double half = gpu_.hbm_bytes_per_s * params_.memory_eff_max * params_.op_overhead_s;
   return bytes <= 0 ? 0.0 : params_.memory_eff_max * bytes / (bytes + half);
 }
 
@@ -104,17 +149,17 @@ double ComputeModel::seconds(const ComputeWork& op) const {
   if (table_) {
     if (auto t = table_->lookup(op.name, op.flops)) return *t;
   }
-  const double peak = gpu_->peak_flops(op.dtype);
+  const double peak = gpu_.peak_flops(op.dtype);
   if (op.flops > 0 && peak <= 0) {
     throw std::invalid_argument("model.dtype: " + std::string(to_string(op.dtype)) + " is not supported by " +
-                                std::string(gpu_->name));
+                                std::string(gpu_.name));
   }
   // The closed form of the saturating curves (header comment): sustained rate + one per-kernel gap.
   const double work = op.kernel == KernelKind::kAttentionBwd ? op.flops * kAttentionBwdRecompute : op.flops;
-  const double t_compute = op.flops > 0 ? work / (peak * kernel_efficiency(op.kernel, op.dtype)) *
-                                              gemm_quantization(*gpu_, op.gemm)
-                                        : 0.0;
-  const double t_memory = op.bytes > 0 ? op.bytes / (gpu_->hbm_bytes_per_s * params_.memory_eff_max) : 0.0;
+  const double t_compute =
+      op.flops > 0 ? work / (peak * kernel_efficiency(op.kernel, op.dtype)) * gemm_quantization(gpu_, op.gemm)
+                   : 0.0;
+  const double t_memory = op.bytes > 0 ? op.bytes / (gpu_.hbm_bytes_per_s * params_.memory_eff_max) : 0.0;
   if (op.flops <= 0 && op.bytes <= 0) return 0.0;
   return std::max(t_compute, t_memory) + params_.op_overhead_s;
 }

@@ -25,6 +25,10 @@
 // Overrides (EfficiencyParams, from the spec's compute_model fields): a set field replaces the profile's
 // value: compute_eff_max the sustained GEMM efficiency of every dtype, memory_eff_max the HBM efficiency,
 // op_overhead_s the per-kernel gap. Unset (NaN, the default) = the GPU profile's measured value.
+// Scales (EfficiencyParams::scale, KernelScales in gpu_profile.hpp; sensitivity studies) multiply the values
+// in force, measured or overridden: gemm_eff and sustained_clock the GEMM efficiencies (sustained_clock also
+// flash attention's), hbm_eff the HBM efficiency, kernel_gap the per-kernel gap. Every scaled efficiency
+// must stay within (0, 1].
 #pragma once
 
 #include <cstdint>
@@ -47,9 +51,10 @@ struct EfficiencyParams {
   double compute_eff_max = kFromProfile;  // sustained large-GEMM efficiency, fraction of the dense peak
   double memory_eff_max = kFromProfile;   // streaming kernels: fraction of datasheet HBM bandwidth
   double op_overhead_s = kFromProfile;    // per-kernel launch + tail, seconds
+  KernelScales scale;                     // multipliers on the values in force (all 1: none)
 
   // This params' fields where set, the profile's kernel efficiencies elsewhere (compute_eff_max: the
-  // sustained BF16 GEMM efficiency).
+  // sustained BF16 GEMM efficiency). The scales are not applied (the result's are 1).
   EfficiencyParams resolved(const GpuProfile& gpu) const;
 };
 
@@ -91,15 +96,18 @@ class ComputeModel {
   double seconds(const Op& op) const { return seconds(compute_work(op)); }
   std::uint64_t picoseconds(const Op& op) const { return picoseconds(compute_work(op)); }
 
-  const GpuProfile& gpu() const { return *gpu_; }
-  // The efficiencies in force: overrides where given, the profile's values elsewhere (never NaN).
+  // The GPU profile as the model uses it: the shipped profile with the scales applied to its kernels.
+  const GpuProfile& gpu() const { return gpu_; }
+  // The efficiencies in force: overrides where given, the profile's values elsewhere, scales applied
+  // (never NaN).
   const EfficiencyParams& params() const { return params_; }
-  // The overrides as given (NaN = unset).
+  // The overrides as given (NaN = unset; scales not applied).
   const EfficiencyParams& overrides() const { return overrides_; }
 
  private:
-  const GpuProfile* gpu_;
+  GpuProfile gpu_;
   EfficiencyParams overrides_;
+  EfficiencyParams scaled_overrides_;  // overrides_ with the scales applied
   EfficiencyParams params_;
   std::shared_ptr<const MeasuredTable> table_;
 };

@@ -85,6 +85,16 @@ DType storage_dtype(DType d) {
   return d == DType::kFp8 ? DType::kBf16 : d;
 }
 
+KernelEfficiency scaled(KernelEfficiency k, const KernelScales& s) {
+  k.gemm_bf16 *= s.gemm_eff;
+  k.gemm_fp8 *= s.gemm_eff;
+  k.sustain *= s.sustained_clock;
+  k.sustained_clock_mhz *= s.sustained_clock;
+  k.memory *= s.hbm_eff;
+  k.kernel_gap_s *= s.kernel_gap;
+  return k;
+}
+
 double GpuProfile::peak_flops(DType d) const {
   switch (d) {
     case DType::kBf16:

@@ -40,6 +40,19 @@ struct KernelEfficiency {
   double gemm(DType d) const { return sustain * (d == DType::kFp8 ? gemm_fp8 : gemm_bf16); }
 };
 
+// Multipliers on a KernelEfficiency's measured values, for sensitivity studies (the spec's
+// job.compute_model.scale, `warpsim validate --perturb`); 1 = the measured value. They never change a
+// shipped profile: the compute model applies them to its own copy (scaled() below).
+struct KernelScales {
+  double gemm_eff = 1;         // gemm_bf16 and gemm_fp8 (the large-GEMM efficiencies; not flash attention)
+  double sustained_clock = 1;  // sustain (and sustained_clock_mhz): every tensor-core kernel class
+  double hbm_eff = 1;          // memory
+  double kernel_gap = 1;       // kernel_gap_s
+};
+
+// `k` with `s` applied.
+KernelEfficiency scaled(KernelEfficiency k, const KernelScales& s);
+
 struct GpuProfile {
   std::string_view name;
   // Dense (no structured sparsity) tensor-core peaks, FLOP/s. 0 = not supported by the hardware.

@@ -77,6 +77,7 @@ EfficiencyParams with_overrides(const ComputeModelParams& c, EfficiencyParams ba
   if (c.compute_eff_max) base.compute_eff_max = *c.compute_eff_max;
   if (c.memory_eff_max) base.memory_eff_max = *c.memory_eff_max;
   if (c.op_overhead_us) base.op_overhead_s = *c.op_overhead_us * 1e-6;
+  base.scale = c.scale;
   return base;
 }
 

@@ -135,6 +135,7 @@ struct ComputeModelParams {
   std::optional<double> compute_eff_max;  // asymptotic GEMM efficiency, fraction of the dense peak, (0, 1]
   std::optional<double> memory_eff_max;   // asymptotic HBM efficiency, fraction of the bandwidth, (0, 1]
   std::optional<double> op_overhead_us;   // fixed per-kernel time in microseconds, >= 0
+  KernelScales scale;                     // multipliers on the values in force (sensitivity studies)
 };
 
 struct JobParams {

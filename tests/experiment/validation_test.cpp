@@ -1,7 +1,8 @@
 // `warpsim validate`'s library (experiment/validation/, experiment/spec/validation_spec): the row checks name
 // the field; every shipped row loads; the reductions' spec variants; the report's summary, CSV, Markdown
-// block rewrite and result round trip; the --set/--scale overrides (the reductions against the full
-// simulation are validation_reduction_test.cpp).
+// block rewrite and result round trip; the --set/--scale overrides; the --perturb parameters reach the
+// spec fields and the compute model (the reductions against the full simulation are
+// validation_reduction_test.cpp).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,10 +13,12 @@
 #include "experiment/spec/experiment_spec.hpp"
 #include "experiment/spec/job_spec.hpp"
 #include "experiment/spec/validation_spec.hpp"
+#include "experiment/validation/perturbation.hpp"
 #include "experiment/validation/row_variants.hpp"
 #include "experiment/validation/spec_overrides.hpp"
 #include "experiment/validation/validation_report.hpp"
 #include "experiment/validation/validation_sets.hpp"
+#include "models/workload/job.hpp"
 
 namespace warpsim::experiment::validation {
 namespace {
@@ -172,6 +175,78 @@ TEST(SpecOverrides, SetScaleAndErrors) {
   EXPECT_NE(error_of("job.compute_model.compute_eff_max=x", Override::Kind::kSet).find("not a number"),
             std::string::npos);
   EXPECT_THROW(parse_override("novalue", Override::Kind::kSet), std::invalid_argument);
+}
+
+std::string perturb_error(const spec::ExperimentSpec& row, const std::string& text) {
+  try {
+    apply_perturbations(row, {parse_perturbation(text)});
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Perturbation, BadPerturbationsNameTheParameter) {
+  const spec::ExperimentSpec row = spec::load_validation_row(kRow17b);
+  EXPECT_EQ(perturb_error(row, "gemm_eff=1.1"), "");
+  EXPECT_NE(perturb_error(row, "gemm=1.1").find("--perturb gemm: unknown parameter (known: gemm_eff,"),
+            std::string::npos);
+  EXPECT_NE(perturb_error(row, "nic_bw=0").find("--perturb nic_bw: factor must be a number > 0"),
+            std::string::npos);
+  EXPECT_NE(perturb_error(row, "nic_bw=-0.1").find("--perturb nic_bw: factor"), std::string::npos);
+  EXPECT_NE(perturb_error(row, "nic_bw=x").find("--perturb nic_bw: factor"), std::string::npos);
+  EXPECT_NE(perturb_error(row, "nic_bw").find("not NAME=FACTOR"), std::string::npos);
+  // A100 FP16 GEMMs at 0.826 of peak cannot run 30% faster: refused before any simulation.
+  const std::string over = perturb_error(row, "gemm_eff=1.3");
+  EXPECT_NE(over.find("--perturb gemm_eff: job.compute_model.scale: the BF16 GEMM efficiency"),
+            std::string::npos)
+      << over;
+  EXPECT_EQ(perturbable_parameters().size(), 7u);
+}
+
+TEST(Perturbation, ReachesTheSpecFieldsAndTheComputeModel) {
+  const spec::ExperimentSpec row = spec::load_validation_row(kRow17b);
+  auto perturbed = [&](std::vector<std::string> texts) {
+    std::vector<Perturbation> list;
+    for (const auto& t : texts) list.push_back(parse_perturbation(t));
+    return apply_perturbations(row, list);
+  };
+  // Compute parameters: the job's compute_model.scale, and through it the compute model.
+  const spec::ExperimentSpec gemm = perturbed({"gemm_eff=1.1"});
+  EXPECT_DOUBLE_EQ(gemm.job().compute_model().scale().gemm_eff(), 1.1);
+  EXPECT_DOUBLE_EQ(perturbed({"kernel_gap=1.1", "kernel_gap=2"}).job().compute_model().scale().kernel_gap(),
+                   2.2);
+  const workload::Job base_job(spec::to_job_params(row.job()));
+  const workload::Job gemm_job(spec::to_job_params(gemm.job()));
+  const auto& b = base_job.compute();
+  const auto& g = gemm_job.compute();
+  EXPECT_DOUBLE_EQ(g.kernel_efficiency(workload::KernelKind::kMatmul, workload::DType::kFp16),
+                   1.1 * b.kernel_efficiency(workload::KernelKind::kMatmul, workload::DType::kFp16));
+  const spec::ExperimentSpec others = perturbed({"sustained_clock=0.9", "hbm_eff=0.9", "kernel_gap=1.1"});
+  const workload::Job others_job(spec::to_job_params(others.job()));
+  const auto& o = others_job.compute();
+  EXPECT_DOUBLE_EQ(o.kernel_efficiency(workload::KernelKind::kAttentionFwd, workload::DType::kFp16),
+                   0.9 * b.kernel_efficiency(workload::KernelKind::kAttentionFwd, workload::DType::kFp16));
+  EXPECT_DOUBLE_EQ(o.params().memory_eff_max, 0.9 * b.params().memory_eff_max);
+  EXPECT_DOUBLE_EQ(o.params().op_overhead_s, 1.1 * b.params().op_overhead_s);
+  // Network parameters: the cluster's fields (the row: 2400 Gb/s NVLink at 300 ns, 200 Gb/s links at
+  // 600 ns, 500 ns injection, 130 ns switches).
+  const auto& c0 = row.cluster();
+  const auto nv = perturbed({"nvlink_bw=1.1"}).cluster();
+  EXPECT_DOUBLE_EQ(nv.scale_up().nvlink_bandwidth_gbps(), 1.1 * c0.scale_up().nvlink_bandwidth_gbps());
+  EXPECT_EQ(nv.fat_tree().links(0).bandwidth_gbps(), c0.fat_tree().links(0).bandwidth_gbps());
+  const auto nic = perturbed({"nic_bw=0.9"}).cluster();
+  ASSERT_EQ(nic.fat_tree().links_size(), c0.fat_tree().links_size());
+  for (int i = 0; i < nic.fat_tree().links_size(); ++i) {
+    EXPECT_DOUBLE_EQ(nic.fat_tree().links(i).bandwidth_gbps(), 0.9 * c0.fat_tree().links(i).bandwidth_gbps());
+  }
+  EXPECT_EQ(nic.scale_up().nvlink_bandwidth_gbps(), c0.scale_up().nvlink_bandwidth_gbps());
+  const auto lat = perturbed({"collective_latency=1.1"}).cluster();
+  EXPECT_EQ(lat.scale_up().nvlink_latency_ns(), 330u);
+  for (const auto& l : lat.fat_tree().links()) EXPECT_EQ(l.latency_ns(), 660u);
+  EXPECT_EQ(lat.nic().injection_latency_ns(), 550u);
+  EXPECT_EQ(lat.network().switch_latency_ns(), 143u);
+  EXPECT_EQ(lat.scale_up().nvlink_bandwidth_gbps(), c0.scale_up().nvlink_bandwidth_gbps());
 }
 
 }  // namespace

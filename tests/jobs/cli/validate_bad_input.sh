@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `warpsim validate` refuses bad validation rows and flags before simulating anything: exit code 2 and one
 # `warpsim: error:` line naming the field or flag (no reference, unknown metric, missing source, no
-# validation message, a bad reduction, --jobs 0, a missing set, an existing --csv, a bad --set path, --docs
+# validation message, a bad reduction, --jobs 0, a missing set, an existing --csv, a bad --set path, a
+# --perturb of an unknown parameter, with a factor <= 0 or one that lifts an efficiency past 1, --docs
 # without the set's block).
 set -euo pipefail
 WARPSIM=${1:?usage: $0 path/to/warpsim}
@@ -35,6 +36,14 @@ expect_exit2 csv_exists "--csv" "$WARPSIM" validate "$ROW" --csv "$TMP/exists.cs
 expect_exit2 set_path "--set job.nope" "$WARPSIM" validate "$ROW" --set job.nope=1
 expect_exit2 scale_default "--scale job.compute_model.compute_eff_max" "$WARPSIM" validate "$ROW" \
   --scale job.compute_model.compute_eff_max=1.1
+expect_exit2 perturb_unknown "--perturb gemm: unknown parameter" "$WARPSIM" validate "$ROW" --perturb gemm=1.1
+expect_exit2 perturb_zero "--perturb nic_bw: factor must be a number > 0" "$WARPSIM" validate "$ROW" \
+  --perturb nic_bw=0
+expect_exit2 perturb_negative "--perturb gemm_eff: factor must be a number > 0" "$WARPSIM" validate "$ROW" \
+  --perturb gemm_eff=-1.1
+expect_exit2 perturb_form "--perturb: 'gemm_eff' is not NAME=FACTOR" "$WARPSIM" validate "$ROW" --perturb gemm_eff
+expect_exit2 perturb_above_peak "--perturb gemm_eff: job.compute_model.scale" "$WARPSIM" validate "$ROW" \
+  --perturb gemm_eff=1.5
 echo "no block here" >"$TMP/doc.md"
 expect_exit2 docs_block "--docs" "$WARPSIM" validate "$ROW" --docs "$TMP/doc.md"
 expect_exit2 docs_rows "--docs: rewrites whole sets" "$WARPSIM" validate "$ROW" --rows "01-*" --docs "$TMP/doc.md"

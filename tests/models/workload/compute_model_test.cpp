@@ -37,7 +37,7 @@ ComputeWork gemm_work(double m, double n, double k, double batch = 1, bool backw
 
 TEST(GemmQuantization, OneTileMoreThanTheSmsTakesTwoWaves) {
   const GpuProfile& g = find_gpu_profile("A100-80GB");  // 108 SMs, 256x128 tiles
-  const ComputeModel m(g, EfficiencyParams{0.8, 0.85, 0});
+  const ComputeModel m(g, EfficiencyParams{0.8, 0.85, 0, {}});
   const double sms = g.sms, tm = g.gemm_tile_m, tn = g.gemm_tile_n;
   const auto full = gemm_work(tm, tn * sms, 8192);            // exactly one wave of tiles
   const auto one_more = gemm_work(tm, tn * (sms + 1), 8192);  // one tile more: a second, nearly empty wave
@@ -73,7 +73,7 @@ TEST(GemmQuantization, SmallGemmsSplitAlongK) {
 
 TEST(GemmQuantization, BackwardAveragesDgradAndWgradShapes) {
   const GpuProfile& g = find_gpu_profile("A100-80GB");
-  const ComputeModel m(g, EfficiencyParams{0.8, 0.85, 0});
+  const ComputeModel m(g, EfficiencyParams{0.8, 0.85, 0, {}});
   // Y[2048 x 9600] = X[2048 x 25600] W: the Megatron-LM 1T QKV GEMM on one TP rank.
   const auto fwd = gemm_work(2048, 9600, 25600);
   auto bwd = gemm_work(2048, 9600, 25600, 1, true);
@@ -136,7 +136,7 @@ TEST(ComputeModel, EfficiencyCurveSaturates) {
   // The curve and the closed form agree: flops / (peak * eff(W)) equals the modelled time.
   const ComputeWork w{"w", 5e9, 1e3, DType::kBf16};
   EXPECT_NEAR(m.seconds(w), w.flops / (g.peak_bf16_flops * m.compute_efficiency(w.flops)), 1e-12);
-  EXPECT_THROW(ComputeModel(g, EfficiencyParams{1.5, 0.8, 0}), std::invalid_argument);
+  EXPECT_THROW(ComputeModel(g, EfficiencyParams{1.5, 0.8, 0, {}}), std::invalid_argument);
 }
 
 TEST(GpuProfiles, KernelEfficienciesAreMeasuredFractions) {
@@ -159,7 +159,7 @@ TEST(GpuProfiles, KernelEfficienciesAreMeasuredFractions) {
 
 TEST(ComputeModel, FlashAttentionUsesItsOwnEfficiencies) {
   const GpuProfile& g = find_gpu_profile("H100-SXM");
-  const ComputeModel m(g, EfficiencyParams{0.5, kFromProfile, 0});
+  const ComputeModel m(g, EfficiencyParams{0.5, kFromProfile, 0, {}});
   const double f = 1e13;
   const ComputeWork fwd{"attn_fwd", f, 1e6, DType::kBf16, {}, KernelKind::kAttentionFwd};
   const ComputeWork bwd{"attn_bwd", 2 * f, 2e6, DType::kBf16, {}, KernelKind::kAttentionBwd};
@@ -205,6 +205,70 @@ TEST(MeasuredTable, MalformedRowsNameTheLine) {
   EXPECT_NE(table_error("op,flops,time_us\na,1,4\na,1,5\n").find("t.csv:3: duplicate"), std::string::npos);
   EXPECT_NE(table_error("").find("empty table"), std::string::npos);
   EXPECT_EQ(table_error("op,flops,time_us\na,*,1e3\n"), "");
+}
+
+// The scales of a sensitivity study (KernelScales, job.compute_model.scale) reach the kernel classes they
+// name and nothing else, multiply overrides too, and are refused where they would lift an efficiency past 1.
+TEST(KernelScales, EachScaleMovesItsKernelClassOnly) {
+  const GpuProfile& g = find_gpu_profile("H100-SXM");
+  const ComputeModel base(g);
+  auto scaled = [&](KernelScales s) {
+    EfficiencyParams p;
+    p.scale = s;
+    return ComputeModel(g, p);
+  };
+  const ComputeModel gemm = scaled({.gemm_eff = 1.1});
+  for (const DType d : {DType::kBf16, DType::kFp8}) {
+    EXPECT_DOUBLE_EQ(gemm.kernel_efficiency(KernelKind::kMatmul, d),
+                     1.1 * base.kernel_efficiency(KernelKind::kMatmul, d));
+  }
+  EXPECT_DOUBLE_EQ(gemm.kernel_efficiency(KernelKind::kAttentionFwd, DType::kBf16),
+                   base.kernel_efficiency(KernelKind::kAttentionFwd, DType::kBf16));
+  const ComputeModel clock = scaled({.sustained_clock = 0.9});
+  for (const KernelKind k : {KernelKind::kMatmul, KernelKind::kAttentionFwd, KernelKind::kAttentionBwd}) {
+    EXPECT_DOUBLE_EQ(clock.kernel_efficiency(k, DType::kBf16), 0.9 * base.kernel_efficiency(k, DType::kBf16));
+  }
+  EXPECT_DOUBLE_EQ(scaled({.hbm_eff = 0.9}).params().memory_eff_max, 0.9 * base.params().memory_eff_max);
+  EXPECT_DOUBLE_EQ(scaled({.kernel_gap = 1.1}).params().op_overhead_s, 1.1 * base.params().op_overhead_s);
+  // The shipped profile is untouched; the model uses its own scaled copy.
+  EXPECT_DOUBLE_EQ(g.kernels.gemm_bf16, base.gpu().kernels.gemm_bf16);
+  EXPECT_DOUBLE_EQ(gemm.gpu().kernels.gemm_bf16, 1.1 * g.kernels.gemm_bf16);
+  // A GEMM-bound op takes 1/1.1 of the time (no gap, negligible bytes).
+  EfficiencyParams no_gap;
+  no_gap.op_overhead_s = 0;
+  const ComputeModel b0(g, no_gap);
+  no_gap.scale.gemm_eff = 1.1;
+  const ComputeModel g0(g, no_gap);
+  const auto w = gemm_work(8192, 8192, 8192);
+  EXPECT_NEAR(g0.seconds(w) * 1.1 / b0.seconds(w), 1.0, 1e-12);
+  // Scales multiply overrides as well.
+  EfficiencyParams o{0.5, 0.5, 1e-6, {}};
+  o.scale = {.gemm_eff = 1.1, .sustained_clock = 1.2, .hbm_eff = 0.9, .kernel_gap = 2};
+  const ComputeModel ov(g, o);
+  EXPECT_DOUBLE_EQ(ov.kernel_efficiency(KernelKind::kMatmul, DType::kBf16), 0.5 * 1.1 * 1.2);
+  EXPECT_DOUBLE_EQ(ov.params().memory_eff_max, 0.45);
+  EXPECT_DOUBLE_EQ(ov.params().op_overhead_s, 2e-6);
+  EXPECT_DOUBLE_EQ(ov.overrides().compute_eff_max, 0.5);  // as given
+}
+
+TEST(KernelScales, BadScalesAreRefusedNamingTheScale) {
+  const GpuProfile& g = find_gpu_profile("H100-SXM");
+  auto error_of = [&](KernelScales s) -> std::string {
+    EfficiencyParams p;
+    p.scale = s;
+    try {
+      ComputeModel m(g, p);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error_of({.gemm_eff = 0}).find("scale.gemm_eff: must be > 0"), std::string::npos);
+  EXPECT_NE(error_of({.kernel_gap = -1}).find("scale.kernel_gap: must be > 0"), std::string::npos);
+  EXPECT_NE(error_of({.gemm_eff = 1.5}).find("scale: the BF16 GEMM efficiency of H100-SXM"),
+            std::string::npos);
+  EXPECT_NE(error_of({.hbm_eff = 1.5}).find("scale.hbm_eff"), std::string::npos);
+  EXPECT_EQ(error_of({.gemm_eff = 1.1, .sustained_clock = 1.1}), "");
 }
 
 }  // namespace

@@ -183,6 +183,19 @@ TEST(JobSpec, ComputeModelFieldsSetTheEfficiencies) {
             std::string::npos);
   EXPECT_NE(error_of(text + "compute_model { op_overhead_us: -2 }").find("compute_model.op_overhead_us"),
             std::string::npos);
+
+  // compute_model.scale (sensitivity studies) multiplies the values in force; unset = 1.
+  EXPECT_EQ(plain.compute().params().scale.gemm_eff, 1.0);
+  const Job scaled(spec::to_job_params(spec::parse_job_spec_text(
+      text + "compute_model { scale { gemm_eff: 1.1 hbm_eff: 0.9 kernel_gap: 2 } }")));
+  EXPECT_DOUBLE_EQ(scaled.compute().params().compute_eff_max, 1.1 * k.gemm(DType::kBf16));
+  EXPECT_DOUBLE_EQ(scaled.compute().params().memory_eff_max, 0.9 * k.memory);
+  EXPECT_DOUBLE_EQ(scaled.compute().params().op_overhead_s, 2 * k.kernel_gap_s);
+  EXPECT_EQ(scaled.compute().params().scale.sustained_clock, 1.0);
+  EXPECT_NE(error_of(text + "compute_model { scale { hbm_eff: -1 } }").find("compute_model.scale.hbm_eff"),
+            std::string::npos);
+  EXPECT_NE(error_of(text + "compute_model { scale { gemm_eff: 2 } }").find("compute_model.scale"),
+            std::string::npos);
 }
 
 // Issue #25: moe_top_k 0 (or unset) on a mixture of experts was silently top-1, and a 4294967295-entry
