@@ -171,6 +171,10 @@ class Engine final : private EventScheduler {
   bool in_round_ = false;
   bool want_round_ = false;
   std::uint64_t processed_since_round_ = 0;
+  std::chrono::steady_clock::time_point last_round_end_{};  // when this rank's last GVT round completed
+  bool throttled_ = false;  // the last can_process_optimistic() said no because of a throttle
+  // Wall time at least between GVT rounds that an idle rank starts (optimistic.cpp, run_optimistic).
+  static constexpr std::chrono::microseconds kIdleRoundGap{500};
   std::uint64_t white_sent_ = 0;
   std::uint64_t white_received_ = 0;
   std::uint64_t future_received_[4] = {0, 0, 0, 0};
