@@ -28,10 +28,20 @@ namespace {
 // so that /summary compares equal between sync modes, rank counts and partitions. The same list as the
 // volatile keys of tests/models/training/run_oracle.sh.
 const std::set<std::string>& run_cost_keys() {
-  static const std::set<std::string> keys = {
-      "sync",         "ranks",          "partition",           "events processed",      "events rolled back",
-      "efficiency",   "rollbacks",      "remote events",       "remote event fraction", "event rate",
-      "wall seconds", "peak rss bytes", "peak rss bytes total", "cpu share min"};
+  static const std::set<std::string> keys = {"sync",
+                                             "ranks",
+                                             "partition",
+                                             "events processed",
+                                             "events rolled back",
+                                             "efficiency",
+                                             "rollbacks",
+                                             "remote events",
+                                             "remote event fraction",
+                                             "event rate",
+                                             "wall seconds",
+                                             "peak rss bytes",
+                                             "peak rss bytes total",
+                                             "cpu share min"};
   return keys;
 }
 

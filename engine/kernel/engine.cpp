@@ -329,8 +329,10 @@ RunResult Engine::run() {
   if (config_.sync == SyncMode::kOptimistic && ranks_ > 1) {
     // Per rank, so that an imbalance or a rank that spends its time waiting shows (--log-level debug).
     spdlog::debug(
-        "rank {} profile: {} lps, committed {}, processed {}, rolled back {}, wall {:.3f} s, idle {:.3f} s in {} "
-        "spells, network while busy {:.3f} s, fossil collection {:.3f} s, throttle waits {}, gvt rounds {}, cpu {:.3f} s",
+        "rank {} profile: {} lps, committed {}, processed {}, rolled back {}, wall {:.3f} s, idle {:.3f} s "
+        "in {} "
+        "spells, network while busy {:.3f} s, fossil collection {:.3f} s, throttle waits {}, gvt rounds {}, "
+        "cpu {:.3f} s",
         rank_, lps_.size(), stats_.committed, stats_.processed, stats_.rolled_back, wall, profile_.idle,
         profile_.idle_spells, profile_.network, profile_.fossil, stats_.throttle_waits, stats_.gvt_rounds,
         process_cpu_seconds() - start_cpu_seconds_);
@@ -398,8 +400,9 @@ RunResult Engine::reduce_result(double wall_seconds) {
   struct {
     double share;
     int rank;
-  } cpu_share{wall_seconds > 0 ? std::min(1.0, (process_cpu_seconds() - start_cpu_seconds_) / wall_seconds) : 1.0,
-              rank_};
+  } cpu_share{
+      wall_seconds > 0 ? std::min(1.0, (process_cpu_seconds() - start_cpu_seconds_) / wall_seconds) : 1.0,
+      rank_};
   MPI_Allreduce(MPI_IN_PLACE, &cpu_share, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm_);
   result.cpu_share_min = cpu_share.share;
   result.cpu_share_min_rank = cpu_share.rank;
