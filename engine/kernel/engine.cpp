@@ -326,6 +326,7 @@ RunResult Engine::run() {
     spdlog::debug("optimism control: window {} ps (smallest {}), {} shrinks, {} grows, {} throttle waits",
                   optimism_.window(), optimism_.min_window(), optimism_.shrinks(), optimism_.grows(),
                   stats_.throttle_waits);
+  const double cpu_seconds = process_cpu_seconds() - start_cpu_seconds_;
   if (config_.sync == SyncMode::kOptimistic && ranks_ > 1) {
     // Per rank, so that an imbalance or a rank that spends its time waiting shows (--log-level debug).
     spdlog::debug(
@@ -335,9 +336,9 @@ RunResult Engine::run() {
         "cpu {:.3f} s",
         rank_, lps_.size(), stats_.committed, stats_.processed, stats_.rolled_back, wall, profile_.idle,
         profile_.idle_spells, profile_.network, profile_.fossil, stats_.throttle_waits, stats_.gvt_rounds,
-        process_cpu_seconds() - start_cpu_seconds_);
+        cpu_seconds);
   }
-  RunResult result = reduce_result(wall);
+  RunResult result = reduce_result(wall, cpu_seconds);
   // A descheduled rank is the commonest reason why more ranks run slower than one: say so, with the figure.
   if (rank_ == 0 && ranks_ > 1 && wall > 1.0 && result.cpu_share_min < kLowCpuShare) {
     spdlog::warn(
@@ -380,7 +381,7 @@ std::vector<std::pair<LpId, std::uint64_t>> Engine::local_digests() const {
   return out;
 }
 
-RunResult Engine::reduce_result(double wall_seconds) {
+RunResult Engine::reduce_result(double wall_seconds, double cpu_seconds) {
   RunResult result;
   result.ranks = ranks_;
   std::uint64_t digest = 0;
@@ -400,9 +401,7 @@ RunResult Engine::reduce_result(double wall_seconds) {
   struct {
     double share;
     int rank;
-  } cpu_share{
-      wall_seconds > 0 ? std::min(1.0, (process_cpu_seconds() - start_cpu_seconds_) / wall_seconds) : 1.0,
-      rank_};
+  } cpu_share{wall_seconds > 0 ? std::min(1.0, cpu_seconds / wall_seconds) : 1.0, rank_};
   MPI_Allreduce(MPI_IN_PLACE, &cpu_share, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm_);
   result.cpu_share_min = cpu_share.share;
   result.cpu_share_min_rank = cpu_share.rank;

@@ -125,7 +125,7 @@ class Engine final : private EventScheduler {
   std::vector<std::pair<std::string, std::string>> checkpoint_identity();
 
   void report_progress(SimTime gvt, std::uint64_t committed_total, bool force);
-  RunResult reduce_result(double wall_seconds);
+  RunResult reduce_result(double wall_seconds, double cpu_seconds);  // cpu_seconds: this rank's, over the run
 
   Model& model_;
   const LpMap& map_;

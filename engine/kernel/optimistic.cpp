@@ -264,8 +264,8 @@ void Engine::run_optimistic() {
   constexpr std::uint32_t kIdleLoopsBeforeSleep = 4;
   std::uint32_t until_poll = config_.poll_interval;
   std::uint32_t idle_loops = 0;
-  auto last_poll = std::chrono::steady_clock::now();
   using Clock = std::chrono::steady_clock;
+  auto last_poll = Clock::now();
   Clock::time_point idle_start{};  // set while the rank has nothing it may run
   while (!done_) {
     if (can_process_optimistic()) {
@@ -312,7 +312,9 @@ void Engine::run_optimistic() {
       // and a fossil collection. Rounds a busy rank starts every gvt_interval events, and rounds other
       // ranks start, are not limited.
       if (!in_round_ && (throttled_ || Clock::now() - last_round_end_ >= kIdleRoundGap)) start_gvt_round();
-      if (++idle_loops > kIdleLoopsBeforeSleep && idle_sleep_us_ != 0)
+      // Saturating: idle_loops == 0 means "busy", so a long idle spell must not wrap it around.
+      idle_loops = std::min(idle_loops + 1, kIdleLoopsBeforeSleep + 1);
+      if (idle_loops > kIdleLoopsBeforeSleep && idle_sleep_us_ != 0)
         std::this_thread::sleep_for(std::chrono::microseconds(idle_sleep_us_));
     }
     until_poll = config_.poll_interval;
