@@ -83,7 +83,7 @@ StageProfile profile_stage(const std::shared_ptr<const workload::Job>& job, std:
     const std::uint32_t self = op.kind == workload::OpKind::kCollective ? op.group.index_of(rank) : 0;
     const std::uint32_t channels = ring_channels(op, collectives);
     for (std::uint64_t sub = 0; sub < subs; ++sub) {
-      const cluster::GpuOp g = expand(op, rank, sub, job->compute(), storage_targets, collectives);
+      const cluster::GpuOp g = expand(op, rank, sub, job->compute(rank), storage_targets, collectives);
       if (g.kind != cluster::OpKind::kSend) continue;
       FlowClass key;
       key.cls = comm_class(op);

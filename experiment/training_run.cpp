@@ -192,6 +192,21 @@ RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& reque
   report.add("job", job.params().name);
   report.add("cluster", exp.cluster().name());
   report.add("gpu", std::string(job.gpu().name));
+  if (job.mixed_gpus()) {
+    // Node groups of several GPU types: the job's GPUs per type, in rank order ("H100-SXM 8, A100-80GB 8").
+    std::vector<std::pair<std::string, std::uint64_t>> runs;  // adjacent groups of one type merged
+    for (const auto& r : job.params().rank_gpu_types) {
+      if (!runs.empty() && runs.back().first == r.gpu_type) {
+        runs.back().second += r.ranks;
+      } else {
+        runs.emplace_back(r.gpu_type, r.ranks);
+      }
+    }
+    std::string types;
+    for (const auto& [type, ranks] : runs)
+      types += (types.empty() ? "" : ", ") + type + " " + std::to_string(ranks);
+    report.add("gpu types", types);
+  }
   report.add("gpus", static_cast<std::uint64_t>(world));
   report.add("cluster gpus", std::uint64_t{t.params.nodes} * t.params.gpus_per_node);
   report.add("steps", static_cast<std::uint64_t>(steps));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "experiment/spec/cluster_spec.hpp"
 #include "experiment/spec/job_spec.hpp"
@@ -18,7 +19,10 @@ std::shared_ptr<const workload::Job> build_job(const spec::ExperimentSpec& exp) 
   }
   // The GPU profile is checked by the workload model, which owns the profiles.
   try {
-    return std::make_shared<const workload::Job>(spec::to_job_params(exp.job()));
+    workload::JobParams params = spec::to_job_params(exp.job());
+    // Node groups of several GPU types: each rank's (rank r on cluster GPU r).
+    params.rank_gpu_types = spec::rank_gpu_types(exp.cluster(), params.world_size_gpus());
+    return std::make_shared<const workload::Job>(std::move(params));
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("experiment spec: job: ") + e.what());
   }

@@ -86,12 +86,14 @@ double pipeline_dependency_seconds(const std::shared_ptr<const workload::Job>& s
   double busiest = 0;
   for (std::uint32_t stage = 0; stage < job.degrees().pp; ++stage) {
     const workload::GpuProgram prog(shared, stage * job.pipeline_stride(), 1);
+    const auto models = job.stage_computes(stage);  // several GPU types: the stage's slowest, as the estimate
     double busy = 0;
     for (std::uint64_t i = 0; i < prog.size(); ++i) {
       const workload::Op op = prog.op(i);
       if (op.kind != workload::OpKind::kCompute || prog.position(i).slot >= slots) continue;
-      busy += op.fixed_duration_ps != 0 ? static_cast<double>(op.fixed_duration_ps) * 1e-12
-                                        : job.compute().seconds(op);
+      double t = 0;
+      for (const workload::ComputeModel* m : models) t = std::max(t, m->seconds(op));
+      busy += op.fixed_duration_ps != 0 ? static_cast<double>(op.fixed_duration_ps) * 1e-12 : t;
     }
     busiest = std::max(busiest, busy);
   }

@@ -2,6 +2,7 @@
 #include "experiment/spec/cluster_spec.hpp"
 #include "experiment/spec/spec_text.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -101,7 +102,55 @@ void validate_torus(const ClusterSpec& spec) {
   }
 }
 
+// Node groups tile [0, nodes) in order, without gaps or overlaps; the GPU type names are the workload
+// model's to check (it owns the profiles).
+void validate_node_groups(const ClusterSpec& spec) {
+  std::uint64_t next = 0;
+  for (int i = 0; i < spec.node_group_size(); ++i) {
+    const NodeGroupSpec& g = spec.node_group(i);
+    const std::string field = "node_group[" + std::to_string(i) + "]";
+    if (g.gpu_type().empty()) fail(field + ".gpu_type", "must be set (e.g. \"H100-SXM\")");
+    if (g.nodes() == 0) fail(field + ".nodes", "must be >= 1");
+    const std::uint64_t first = g.has_first_node() ? g.first_node() : next;
+    if (first < next) {
+      fail(field + ".first_node", std::to_string(first) + " overlaps the previous group (nodes up to " +
+                                      std::to_string(next - 1) + "); list groups in node order");
+    }
+    if (first > next) {
+      fail(field + ".first_node", std::to_string(first) + " leaves nodes " + std::to_string(next) + ".." +
+                                      std::to_string(first - 1) + " in no group");
+    }
+    next = first + g.nodes();
+    if (next > spec.nodes()) {
+      fail(field + ".nodes", "the group ends at node " + std::to_string(next - 1) + " but the cluster has " +
+                                 std::to_string(spec.nodes()) + " nodes");
+    }
+  }
+  if (spec.node_group_size() > 0 && next != spec.nodes()) {
+    fail("node_group", "the groups cover nodes 0.." + std::to_string(next - 1) + " of " +
+                           std::to_string(spec.nodes()) + "; every node needs a group");
+  }
+}
+
 }  // namespace
+
+std::vector<workload::RankGpuRange> rank_gpu_types(const ClusterSpec& spec, std::uint64_t world) {
+  std::vector<workload::RankGpuRange> out;
+  const std::uint64_t per_node = spec.scale_up().gpus_per_node();
+  std::uint64_t node = 0;
+  for (int i = 0; i < spec.node_group_size(); ++i) {
+    const NodeGroupSpec& g = spec.node_group(i);
+    if (g.has_first_node()) node = g.first_node();
+    // Job rank r runs on cluster GPU r: the group's GPUs are ranks [node * per_node, ...) below the world
+    // size.
+    const std::uint64_t begin = node * per_node, end = std::min(world, (node + g.nodes()) * per_node);
+    node += g.nodes();
+    if (begin >= end) continue;
+    out.push_back({static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end - begin), g.gpu_type(),
+                   "cluster.node_group[" + std::to_string(i) + "]"});
+  }
+  return out;
+}
 
 ClusterSpec parse_cluster_spec(std::string_view text, std::string_view origin) {
   ClusterSpec spec;
@@ -166,6 +215,8 @@ ClusterSpec validated(ClusterSpec spec) {
   }
   if (gpus * 4 + switches * 4 + spec.storage().targets() > 4'000'000'000ull)
     fail("nodes", "too many LPs for 32-bit ids");
+
+  validate_node_groups(spec);
 
   const auto& st = spec.storage();
   if (st.targets() > 0) {

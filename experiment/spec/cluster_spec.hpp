@@ -5,9 +5,11 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "experiment/spec/cluster.pb.h"
 #include "models/cluster/cluster_params.hpp"
+#include "models/workload/job_params.hpp"
 
 namespace warpsim::spec {
 
@@ -21,5 +23,8 @@ ClusterSpec load_cluster_spec(const std::string& path);
 ClusterSpec validated(ClusterSpec spec);
 // Validates and converts to engine units.
 cluster::ClusterParams to_cluster_params(const ClusterSpec& spec);
+// The GPU types of job ranks 0 .. world-1 from a validated spec's node groups (job rank r runs on cluster
+// GPU r), for workload::JobParams::rank_gpu_types; empty without node groups.
+std::vector<workload::RankGpuRange> rank_gpu_types(const ClusterSpec& spec, std::uint64_t world);
 
 }  // namespace warpsim::spec

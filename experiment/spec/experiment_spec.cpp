@@ -137,6 +137,11 @@ void validate_chakra_trace(const ExperimentSpec& spec) {
     fail("chakra_trace.gpu_type", "'" + c.gpu_type() + "' but the cluster has '" + spec.cluster_gpu_type() +
                                       "' GPUs (cluster_gpu_type)");
   }
+  if (spec.cluster().node_group_size() > 0) {
+    fail("cluster.node_group",
+         "not supported with chakra_trace (a replay times its compute on one GPU type, "
+         "chakra_trace.gpu_type)");
+  }
   if (spec.has_cost()) fail("cost", "not supported with chakra_trace (the power model needs a training job)");
   if (spec.has_reliability()) fail("reliability", "not supported with chakra_trace");
   if (spec.simulation().steps() > 1)
@@ -188,6 +193,24 @@ ExperimentSpec validated(ExperimentSpec spec) {
     fail("job.world_size_gpus", "the job needs " + std::to_string(world) + " GPUs but the cluster has " +
                                     std::to_string(cluster_gpus));
   }
+  if (const auto& groups = spec.cluster().node_group(); !groups.empty()) {
+    // Node groups name each node's GPU type; the job's gpu_type is its reference profile (MFU, power) and
+    // must be one of them.
+    if (!spec.cluster_gpu_type().empty()) {
+      fail("cluster_gpu_type", "cannot be set with cluster.node_group (each group names its GPU type)");
+    }
+    std::string types;
+    bool found = false;
+    for (const auto& g : groups) {
+      found = found || g.gpu_type() == spec.job().gpu_type();
+      if (types.find("'" + g.gpu_type() + "'") == std::string::npos)
+        types += (types.empty() ? "'" : ", '") + g.gpu_type() + "'";
+    }
+    if (!found) {
+      fail("job.gpu_type",
+           "'" + spec.job().gpu_type() + "' is none of the cluster's node-group GPU types (" + types + ")");
+    }
+  }
   if (!spec.cluster_gpu_type().empty() && spec.cluster_gpu_type() != spec.job().gpu_type()) {
     fail("job.gpu_type", "'" + spec.job().gpu_type() + "' but the cluster has '" + spec.cluster_gpu_type() +
                              "' GPUs (cluster_gpu_type)");
@@ -195,7 +218,7 @@ ExperimentSpec validated(ExperimentSpec spec) {
   return spec;
 }
 
-JobSpec load_job_of_spec(const std::string& path) {
+JobSpec load_job_of_spec(const std::string& path, ClusterSpec* cluster) {
   const std::string text = read_spec_file(path, "spec");
   if (parses_as<ExperimentSpec>(text)) {
     const ExperimentSpec probe = parse_experiment_spec(text, path);
@@ -205,6 +228,7 @@ JobSpec load_job_of_spec(const std::string& path) {
       const ExperimentSpec exp = load_experiment_spec(path);
       if (exp.job_source_case() == ExperimentSpec::kChakraTrace)
         fail("chakra_trace", "this command needs a training job; Chakra traces replay with `warpsim run`");
+      if (cluster != nullptr) *cluster = exp.cluster();
       return exp.job();
     }
   }

@@ -16,8 +16,9 @@ ExperimentSpec parse_experiment_spec(std::string_view text, std::string_view ori
 // experiment file's folder), normalizes defaults and validates everything.
 ExperimentSpec load_experiment_spec(const std::string& path);
 // The job of a file that is a job spec or an experiment spec (then loaded and validated whole, the job
-// returned), for commands that need only the job (`warpsim estimate`). Normalized and validated.
-JobSpec load_job_of_spec(const std::string& path);
+// returned), for commands that need only the job (`warpsim estimate`). Normalized and validated. With
+// `cluster`, an experiment spec's validated cluster is stored there (a job spec leaves it untouched).
+JobSpec load_job_of_spec(const std::string& path, ClusterSpec* cluster = nullptr);
 // The cluster of a file that is a cluster spec or an experiment spec (its cluster or cluster_file), for
 // `warpsim collective --cluster`. Parsed, not validated (like load_cluster_spec).
 ClusterSpec load_cluster_of_spec(const std::string& path);

@@ -7,8 +7,10 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "experiment/memory_report.hpp"
+#include "experiment/spec/cluster_spec.hpp"
 #include "experiment/spec/experiment_spec.hpp"
 #include "experiment/spec/job_spec.hpp"
 #include "io/key_value_report.hpp"
@@ -36,7 +38,8 @@ int run_estimate(const EstimateOptions& o, int rank) {
   if (!o.measured_table.empty()) {
     table = std::make_shared<const workload::MeasuredTable>(workload::MeasuredTable::load(o.measured_table));
   }
-  spec::JobSpec spec = spec::load_job_of_spec(o.spec_path);
+  spec::ClusterSpec cluster;  // an experiment spec's: its node groups give each rank's GPU type
+  spec::JobSpec spec = spec::load_job_of_spec(o.spec_path, &cluster);
   const auto fraction = [](bool given, double v, const char* flag) {
     if (given && !(v > 0 && v <= 1)) throw UsageError(std::string(flag) + ": must be within (0, 1]");
   };
@@ -50,8 +53,10 @@ int run_estimate(const EstimateOptions& o, int rank) {
     cm.set_op_overhead_us(o.op_overhead_us);
     cm.set_no_op_overhead(o.op_overhead_us == 0);
   }
+  workload::JobParams params = spec::to_job_params(spec);
+  params.rank_gpu_types = spec::rank_gpu_types(cluster, params.world_size_gpus());
   const auto job =
-      std::make_shared<const workload::Job>(spec::to_job_params(spec), workload::EfficiencyParams{}, table);
+      std::make_shared<const workload::Job>(std::move(params), workload::EfficiencyParams{}, table);
   const workload::StepEstimate est = workload::estimate_step(job);
   if (rank != 0) return 0;
 
@@ -62,7 +67,7 @@ int run_estimate(const EstimateOptions& o, int rank) {
   for (std::uint64_t i = 0; i < prog.size(); ++i) {
     const workload::Op op = prog.op(i);
     if (op.kind != workload::OpKind::kCompute) continue;
-    phase_seconds[std::string(workload::to_string(op.phase))] += job->compute().seconds(op);
+    phase_seconds[std::string(workload::to_string(op.phase))] += job->compute(prog.rank()).seconds(op);
   }
 
   const auto& t = job->params().training;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -387,7 +388,15 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
   tp_overlap_ = training.tp_comm_overlap && job_->degrees().sequence_parallel;
   tp_splits_ = std::max<std::uint32_t>(1, training.tp_comm_overlap_splits);
   tp_sms_ = training.tp_comm_overlap_sms;
+  // The fewest SMs of the job's GPUs (node groups of several types: each GPU's own count applies below).
   sms_ = static_cast<std::uint32_t>(job_->gpu().sms);
+  if (job_->mixed_gpus()) {
+    sms_ = std::numeric_limits<std::uint32_t>::max();
+    for (std::uint32_t s = 0; s < job_->degrees().pp; ++s) {
+      for (const workload::ComputeModel* m : job_->stage_computes(s))
+        sms_ = std::min(sms_, static_cast<std::uint32_t>(m->gpu().sms));
+    }
+  }
   if (tp_overlap_ && tp_sms_ >= sms_)
     throw std::invalid_argument("training.tp_comm_overlap_sms: " + std::to_string(tp_sms_) +
                                 " is not below the GPU's " + std::to_string(sms_) + " SMs");
@@ -575,7 +584,7 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
         const auto o =
             std::lower_bound(t.tp.begin(), t.tp.end(), k,
                              [](const TpOverride& x, std::uint64_t v) { return x.workload_op < v; });
-        if (o != t.tp.end() && o->workload_op == k) return tp_op(t, *o, op, step, src->sub);
+        if (o != t.tp.end() && o->workload_op == k) return tp_op(gpu, t, *o, op, step, src->sub);
       }
       if (overlap_ && op.kind == OpKind::kCollective && op.phase == workload::Phase::kGradSync) {
         const auto it = std::find_if(t.comm.begin(), t.comm.end(),
@@ -587,19 +596,20 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
       }
     }
   }
-  return expand(op, gpu, src->sub, job_->compute(), storage_targets_, collectives_);
+  return expand(op, gpu, src->sub, job_->compute(gpu), storage_targets_, collectives_);
 }
 
-cluster::GpuOp TrainingProgram::tp_op(const StageTable& t, const TpOverride& o, const workload::Op& op,
-                                      std::uint64_t step, std::uint64_t sub) const {
+cluster::GpuOp TrainingProgram::tp_op(std::uint32_t gpu, const StageTable& t, const TpOverride& o,
+                                      const workload::Op& op, std::uint64_t step, std::uint64_t sub) const {
   const std::uint8_t label = wait_label(CommClass::kTensor);
   const CommBucket& item = t.comm[o.item];
   const std::uint64_t item_begin = step * t.comm_per_step + item.offset;  // its WaitStream
   // A chunk's share of the GEMM's time, so that the chunks add up to it exactly.
   const auto chunk = [&](std::uint32_t j, bool slowed) {
-    const SimTime d = op.fixed_duration_ps != 0 ? op.fixed_duration_ps : job_->compute().picoseconds(op);
+    const SimTime d = op.fixed_duration_ps != 0 ? op.fixed_duration_ps : job_->compute(gpu).picoseconds(op);
     SimTime c = d * (j + 1) / o.chunks - d * j / o.chunks;
-    if (slowed) c = (c * sms_ + (sms_ - tp_sms_) - 1) / (sms_ - tp_sms_);  // on sms - tp_sms SMs
+    const std::uint64_t sms = gpu_sms(gpu);
+    if (slowed) c = (c * sms + (sms - tp_sms_) - 1) / (sms - tp_sms_);  // on sms - tp_sms SMs
     return GpuOp::compute(c, op.flops / o.chunks, op.bytes / o.chunks);
   };
   switch (o.kind) {
@@ -637,9 +647,10 @@ bool TrainingProgram::comm_contends(std::uint32_t gpu, std::uint64_t comm_pc) co
 SimTime TrainingProgram::contended_ps(std::uint32_t gpu, SimTime duration) const {
   if (gpu >= job_->world_size()) return duration;
   const std::uint32_t ctas = table(job_->stage_of(gpu)).comm_ctas;
-  if (ctas == 0 || ctas >= sms_) return duration;
-  const std::uint64_t free = sms_ - ctas;  // rounded up: sms / (sms - CTAs) times as long
-  return (duration * sms_ + free - 1) / free;
+  const std::uint32_t sms = gpu_sms(gpu);
+  if (ctas == 0 || ctas >= sms) return duration;
+  const std::uint64_t free = sms - ctas;  // rounded up: sms / (sms - CTAs) times as long
+  return (duration * sms + free - 1) / free;
 }
 
 std::optional<cluster::GpuOp> TrainingProgram::comm_op(std::uint32_t gpu, std::uint64_t index) const {
@@ -666,7 +677,7 @@ std::optional<cluster::GpuOp> TrainingProgram::comm_op(std::uint32_t gpu, std::u
     op.comm_bytes = std::max<std::uint64_t>(1, op.comm_bytes / it->pieces);
     op.tag = it->piece;  // keeps the pieces' tags apart (collective_tag)
   }
-  return expand(op, gpu, sub - 1, job_->compute(), storage_targets_, collectives_);
+  return expand(op, gpu, sub - 1, job_->compute(gpu), storage_targets_, collectives_);
 }
 
 }  // namespace warpsim::training

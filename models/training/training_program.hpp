@@ -189,8 +189,12 @@ class TrainingProgram final : public cluster::GpuProgram {
     std::vector<TpOverride> tp;         // tp_comm_overlap's rewritten ops, by workload op
   };
   // The stream-0 op `sub` of an op tp_comm_overlap rewrites.
-  cluster::GpuOp tp_op(const StageTable& t, const TpOverride& o, const workload::Op& op, std::uint64_t step,
-                       std::uint64_t sub) const;
+  cluster::GpuOp tp_op(std::uint32_t gpu, const StageTable& t, const TpOverride& o, const workload::Op& op,
+                       std::uint64_t step, std::uint64_t sub) const;
+  // Streaming multiprocessors of `gpu` (its node group's GPU type).
+  std::uint32_t gpu_sms(std::uint32_t gpu) const {
+    return job_->mixed_gpus() ? static_cast<std::uint32_t>(job_->gpu(gpu).sms) : sms_;
+  }
   const StageTable& table(std::uint32_t stage) const { return tables_[stage_table_[stage]]; }
   std::uint64_t step_start(const StageTable& t, std::uint32_t step) const;  // expanded index
 
@@ -201,7 +205,7 @@ class TrainingProgram final : public cluster::GpuProgram {
   bool overlap_ = false;     // training.overlap_grad_reduce
   bool tp_overlap_ = false;  // training.tp_comm_overlap (with sequence parallelism)
   std::uint32_t tp_splits_ = 4, tp_sms_ = 16;
-  std::uint32_t sms_ = 0;  // the GPU's streaming multiprocessors
+  std::uint32_t sms_ = 0;  // the GPU's streaming multiprocessors (the fewest, several GPU types)
   CollectiveOptions collectives_;
   std::vector<StageTable> tables_;
   std::vector<std::uint32_t> stage_table_;  // [stage] -> index into tables_

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -101,13 +102,36 @@ Job::Job(JobParams params, EfficiencyParams efficiency, std::shared_ptr<const Me
       shape_(ModelShape::from_params(params_.model)),
       deg_(Degrees::from_params(params_.parallelism)),
       gpu_(&checked_gpu(params_)),
-      compute_(checked_compute(*gpu_, params_, efficiency, std::move(measured))),
+      compute_(checked_compute(*gpu_, params_, efficiency, measured)),
       ops_(build_layer_ops(shape_, deg_, params_.training.micro_batch_sequences,
                            params_.training.activation_recompute)),
       schedule_(make_schedule(deg_, static_cast<std::uint32_t>(params_.microbatches_per_step()))),
       world_(static_cast<std::uint32_t>(params_.world_size_gpus())),
       stage_layers_(static_cast<std::uint32_t>(shape_.layers), deg_.pp, deg_.dual_pipe ? 1 : deg_.vpp,
                     params_.parallelism.first_stage_layers, params_.parallelism.last_stage_layers) {
+  // Several GPU types (node groups): one compute model per distinct type, the same overrides for each.
+  std::uint64_t next_rank = 0;
+  for (const RankGpuRange& r : params_.rank_gpu_types) {
+    if (r.first_rank != next_rank || r.ranks == 0) {
+      throw std::invalid_argument("job: rank_gpu_types: ranges must cover the ranks in order (" + r.origin +
+                                  ")");
+    }
+    next_rank += r.ranks;
+    const GpuProfile& g = find_gpu_profile(r.gpu_type, r.origin + ".gpu_type");
+    if (g.peak_flops(shape_.dtype) <= 0) {
+      throw std::invalid_argument("job spec: model.dtype: " + std::string(to_string(shape_.dtype)) +
+                                  " is not supported by " + std::string(g.name) + " (" + r.origin + ")");
+    }
+    std::uint32_t index = 0;
+    while (index < computes_.size() && computes_[index].gpu().name != g.name) ++index;
+    if (index == computes_.size()) computes_.push_back(checked_compute(g, params_, efficiency, measured));
+    if (rank_models_.empty() || rank_models_.back().second != index)
+      rank_models_.emplace_back(r.first_rank, index);
+  }
+  if (!params_.rank_gpu_types.empty() && next_rank != world_) {
+    throw std::invalid_argument("job: rank_gpu_types: ranges cover " + std::to_string(next_rank) + " of " +
+                                std::to_string(world_) + " ranks");
+  }
   if (shape_.moe()) {
     routing_ = MoeRouting(static_cast<std::uint32_t>(shape_.experts), deg_.ep,
                           static_cast<std::uint32_t>(shape_.top_k), shape_.routing_skew, shape_.routing_seed);
@@ -121,13 +145,44 @@ Job::Job(JobParams params, EfficiencyParams efficiency, std::shared_ptr<const Me
     }
     step_end_.push_back(build_step_end(s));
   }
-  if (!params_.training.allow_hbm_overflow) {
-    const MemoryEstimate mem = estimate_memory(*this);
-    if (mem.peak().total_bytes() > mem.hbm_bytes) {
-      throw std::invalid_argument("job spec: " + describe_overflow(mem, gpu_->name) +
-                                  "; set training.allow_hbm_overflow: true to simulate it anyway");
-    }
+  if (!params_.training.allow_hbm_overflow) check_memory();
+}
+
+void Job::check_memory() const {
+  const MemoryEstimate mem = estimate_memory(*this);
+  // The stage furthest over its GPUs' HBM (each stage against the smallest HBM among its ranks; on a
+  // single-type cluster that is the peak stage).
+  std::uint32_t worst = mem.peak_stage;
+  double worst_over = mem.peak().total_bytes() - mem.stage_hbm_bytes[worst];
+  for (std::uint32_t s = 0; s < mem.stages.size(); ++s) {
+    const double over = mem.stages[s].total_bytes() - mem.stage_hbm_bytes[s];
+    if (over > worst_over) worst = s, worst_over = over;
   }
+  if (worst_over > 0) {
+    throw std::invalid_argument("job spec: " + describe_overflow(mem, worst, mem.stage_hbm_gpu[worst]) +
+                                "; set training.allow_hbm_overflow: true to simulate it anyway");
+  }
+}
+
+std::uint32_t Job::model_index(std::uint32_t rank) const {
+  const auto it = std::upper_bound(rank_models_.begin(), rank_models_.end(), rank,
+                                   [](std::uint32_t r, const auto& e) { return r < e.first; });
+  return std::prev(it)->second;
+}
+
+std::vector<const ComputeModel*> Job::stage_computes(std::uint32_t stage) const {
+  if (rank_models_.empty()) return {&compute_};
+  // A stage's ranks are the contiguous block [stage * stride, (stage + 1) * stride).
+  const std::uint32_t begin = stage * pipeline_stride(), end = begin + pipeline_stride();
+  std::vector<const ComputeModel*> out;
+  for (std::size_t i = 0; i < rank_models_.size(); ++i) {
+    const std::uint32_t lo = rank_models_[i].first;
+    const std::uint32_t hi = i + 1 < rank_models_.size() ? rank_models_[i + 1].first : world_;
+    if (hi <= begin || lo >= end) continue;
+    const ComputeModel* m = &computes_[rank_models_[i].second];
+    if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+  }
+  return out;
 }
 
 RankCoords Job::coords(std::uint32_t rank) const {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "models/workload/compute_model.hpp"
@@ -36,8 +37,18 @@ class Job {
   const JobParams& params() const { return params_; }
   const ModelShape& shape() const { return shape_; }
   const Degrees& degrees() const { return deg_; }
+  // The job's reference GPU profile (gpu_type) and its compute model: every rank's unless the job spans
+  // several GPU types (params().rank_gpu_types); MFU/HFU use its peak.
   const GpuProfile& gpu() const { return *gpu_; }
   const ComputeModel& compute() const { return compute_; }
+  // The GPU profile and compute model of one rank (the reference ones on a single-type cluster).
+  bool mixed_gpus() const { return !rank_models_.empty(); }
+  const ComputeModel& compute(std::uint32_t rank) const {
+    return rank_models_.empty() ? compute_ : computes_[model_index(rank)];
+  }
+  const GpuProfile& gpu(std::uint32_t rank) const { return compute(rank).gpu(); }
+  // The distinct compute models of a pipeline stage's ranks (one on a single-type cluster).
+  std::vector<const ComputeModel*> stage_computes(std::uint32_t stage) const;
   const LayerOps& layer_ops() const { return ops_; }
   const PipelineSchedule& schedule() const { return schedule_; }
 
@@ -113,6 +124,11 @@ class Job {
   std::uint32_t world_ = 1;
   StageLayers stage_layers_;
   MoeRouting routing_;
+  std::vector<ComputeModel> computes_;  // one per distinct GPU type of rank_gpu_types
+  // (first rank, index into computes_), sorted by first rank; empty = every rank on compute_.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> rank_models_;
+  std::uint32_t model_index(std::uint32_t rank) const;
+  void check_memory() const;
   std::vector<LayerOp> build_step_end(std::uint32_t stage) const;
   std::vector<std::vector<std::uint64_t>> offsets_;
   std::vector<std::vector<LayerOp>> step_end_;  // [stage]  // [stage][slot] prefix sums; size p x (2mv + 1)

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/workload/gpu_profile.hpp"
 
@@ -138,9 +139,22 @@ struct ComputeModelParams {
   KernelScales scale;                     // multipliers on the values in force (sensitivity studies)
 };
 
+// Job ranks [first_rank, first_rank + ranks) run on GPUs of profile `gpu_type`: a cluster with node groups
+// of several GPU types (docs/workload.md, "Mixed GPU generations"). `origin` names the spec field the range
+// came from, for errors (e.g. "cluster.node_group[1]").
+struct RankGpuRange {
+  std::uint32_t first_rank = 0;
+  std::uint32_t ranks = 0;
+  std::string gpu_type;
+  std::string origin;
+};
+
 struct JobParams {
   std::string name;
   std::string gpu_type;  // a shipped GPU profile name, e.g. "A100-80GB" (gpu_profile.hpp)
+  // Per-rank GPU types, in rank order, covering every rank exactly once; empty = every rank on gpu_type.
+  // gpu_type stays the job's reference profile (MFU/HFU peak, power model).
+  std::vector<RankGpuRange> rank_gpu_types;
   ModelParams model;
   ParallelismParams parallelism;
   TrainingParams training;

@@ -72,7 +72,6 @@ MemoryEstimate estimate_memory(const Job& job) {
   const double vocab_l = static_cast<double>((s.vocab + d.tp - 1) / d.tp);
 
   MemoryEstimate m;
-  m.hbm_bytes = job.gpu().hbm_bytes;
   for (std::uint32_t st = 0; st < d.pp; ++st) {
     StageMemory g;
     const double dense = job.dense_grad_params(st), expert = job.expert_grad_params(st);
@@ -93,19 +92,32 @@ MemoryEstimate estimate_memory(const Job& job) {
     g.activation_bytes = static_cast<double>(g.inflight_chunks) * chunk_layers_bytes + working;
     if (job.holds_head(st)) g.activation_bytes += 4 * T * vocab_l;  // fp32 logits of the loss
     m.stages.push_back(g);
+    const auto models = job.stage_computes(st);
+    const GpuProfile* smallest = &models.front()->gpu();
+    for (const ComputeModel* c : models) {
+      if (c->gpu().hbm_bytes < smallest->hbm_bytes) smallest = &c->gpu();
+    }
+    m.stage_hbm_bytes.push_back(smallest->hbm_bytes);
+    m.stage_hbm_gpu.push_back(smallest->name);
     if (g.total_bytes() > m.stages[m.peak_stage].total_bytes()) m.peak_stage = st;
   }
+  m.hbm_bytes = m.stage_hbm_bytes[m.peak_stage];
   return m;
 }
 
 std::string describe_overflow(const MemoryEstimate& m, std::string_view gpu) {
-  const StageMemory& p = m.peak();
+  return describe_overflow(m, m.peak_stage, gpu);
+}
+
+std::string describe_overflow(const MemoryEstimate& m, std::uint32_t stage, std::string_view gpu) {
+  const StageMemory& p = m.stages[stage];
+  const double hbm = stage < m.stage_hbm_bytes.size() ? m.stage_hbm_bytes[stage] : m.hbm_bytes;
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "peak memory per GPU %.1f GB (pipeline stage %u: parameters + gradients + optimizer %.1f GB, "
                 "activations %.1f GB) exceeds the %.*s's HBM of %.1f GB",
-                p.total_bytes() / 1e9, m.peak_stage, p.parameter_bytes() / 1e9, p.activation_bytes / 1e9,
-                static_cast<int>(gpu.size()), gpu.data(), m.hbm_bytes / 1e9);
+                p.total_bytes() / 1e9, stage, p.parameter_bytes() / 1e9, p.activation_bytes / 1e9,
+                static_cast<int>(gpu.size()), gpu.data(), hbm / 1e9);
   return buf;
 }
 

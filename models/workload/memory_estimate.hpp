@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/workload/job_params.hpp"
@@ -52,7 +53,11 @@ struct StageMemory {
 struct MemoryEstimate {
   std::vector<StageMemory> stages;  // one per pipeline stage (every GPU of a stage holds the same)
   std::uint32_t peak_stage = 0;     // the stage with the largest total
-  double hbm_bytes = 0;             // the GPU's capacity
+  double hbm_bytes = 0;             // the GPU's capacity (the peak stage's smallest, several GPU types)
+  // Per stage, the smallest HBM among the stage's GPUs and that GPU type (node groups of several types;
+  // otherwise every entry is the job's GPU).
+  std::vector<double> stage_hbm_bytes;
+  std::vector<std::string_view> stage_hbm_gpu;
   const StageMemory& peak() const { return stages[peak_stage]; }
 };
 
@@ -65,5 +70,7 @@ MemoryEstimate estimate_memory(const Job& job);
 
 // "93.1 GiB (stage 0: parameters 40.2 GiB, activations 52.9 GiB) exceeds the H100-SXM's HBM of 80.0 GiB"
 std::string describe_overflow(const MemoryEstimate& m, std::string_view gpu);
+// The same for stage `stage` against its own GPUs' HBM (stage_hbm_bytes).
+std::string describe_overflow(const MemoryEstimate& m, std::uint32_t stage, std::string_view gpu);
 
 }  // namespace warpsim::workload

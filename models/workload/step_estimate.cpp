@@ -90,6 +90,13 @@ StepEstimate estimate_step(const std::shared_ptr<const Job>& job) {
   est.peak_flops = job->gpu().peak_flops(job->shape().dtype);
   est.model_flops = analytic_step_flops(job->shape(), job->params().training.global_batch_sequences);
 
+  std::vector<std::vector<const ComputeModel*>> stage_models;
+  for (std::uint32_t s = 0; s < p; ++s) stage_models.push_back(job->stage_computes(s));
+  const auto op_seconds = [&](std::uint32_t s, const Op& o) {
+    double t = 0;
+    for (const ComputeModel* m : stage_models[s]) t = std::max(t, m->seconds(o));
+    return t;
+  };
   // Slot cost depends only on (stage, pass, first/last virtual stage); cache it.
   std::map<std::tuple<std::uint32_t, bool, bool, bool, bool>, std::pair<double, double>> cache;  // s, flops
   std::vector<GpuProgram> programs;
@@ -102,11 +109,12 @@ StepEstimate estimate_step(const std::shared_ptr<const Job>& job) {
     std::uint64_t k = 0;
     while (!(sched.slot(s, k) == slot)) ++k;
     const std::uint64_t begin = job->slot_offset(s, k), end = job->slot_offset(s, k + 1);
+    // A stage on several GPU types (node groups) runs each op at its slowest GPU's time.
     double seconds = 0, flops = 0;
     for (std::uint64_t i = begin; i < end; ++i) {
       const Op o = programs[s].op(i);
       if (o.kind != OpKind::kCompute) continue;
-      seconds += job->compute().seconds(o);
+      seconds += op_seconds(s, o);
       flops += o.flops;
     }
     return cache[key] = {seconds, flops};
@@ -128,7 +136,7 @@ StepEstimate estimate_step(const std::shared_ptr<const Job>& job) {
     for (std::uint64_t i = job->slot_offset(s, sched.slots_per_stage()); i < prog.size(); ++i) {
       const Op o = prog.op(i);
       if (o.kind != OpKind::kCompute) continue;
-      est.optimizer_seconds = std::max(est.optimizer_seconds, job->compute().seconds(o));
+      est.optimizer_seconds = std::max(est.optimizer_seconds, op_seconds(s, o));
     }
   }
   est.step_seconds = est.pipeline_seconds + est.optimizer_seconds;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "experiment/spec/cluster_spec.hpp"
 #include "experiment/spec/experiment_spec.hpp"
 
 namespace warpsim::spec {
@@ -56,6 +57,51 @@ TEST(ExperimentSpec, JsonRoundTripAndFileReferences) {
   EXPECT_EQ(f.cluster().SerializeAsString(), s.cluster().SerializeAsString());
   EXPECT_EQ(f.job().SerializeAsString(), s.job().SerializeAsString());
   std::filesystem::remove_all(dir);
+}
+
+// Node groups (issue #26 item 2): text format and JSON give the same spec; explicit first_node or counts in
+// order; each job rank gets its node's GPU type (rank r on GPU r, 4 GPUs per node).
+TEST(ExperimentSpec, NodeGroupsInTextAndJson) {
+  const std::string mixed = std::string(WARPSIM_TRAINING_TEST_DIR) + "/small_mixed_gpus.textproto";
+  const ExperimentSpec s = load_experiment_spec(mixed);
+  ASSERT_EQ(s.cluster().node_group_size(), 2);
+  EXPECT_EQ(s.cluster().node_group(1).gpu_type(), "A100-80GB");
+  std::string json;
+  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(s, &json).ok());
+  EXPECT_NE(json.find("nodeGroup"), std::string::npos) << json;
+  const auto dir = std::filesystem::temp_directory_path() / "warpsim_experiment_spec_node_groups";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "exp.json") << json;
+  EXPECT_EQ(load_experiment_spec((dir / "exp.json").string()).SerializeAsString(), s.SerializeAsString());
+  std::filesystem::remove_all(dir);
+
+  const auto ranges = rank_gpu_types(s.cluster(), 16);
+  ASSERT_EQ(ranges.size(), 2u);
+  EXPECT_EQ(ranges[0].first_rank, 0u);
+  EXPECT_EQ(ranges[0].ranks, 8u);
+  EXPECT_EQ(ranges[0].gpu_type, "H100-SXM");
+  EXPECT_EQ(ranges[1].first_rank, 8u);
+  EXPECT_EQ(ranges[1].ranks, 8u);
+  EXPECT_EQ(ranges[1].origin, "cluster.node_group[1]");
+  // A job on fewer GPUs than the cluster covers only its ranks: here only the first group's.
+  EXPECT_EQ(rank_gpu_types(s.cluster(), 6).size(), 1u);
+  EXPECT_EQ(rank_gpu_types(s.cluster(), 6)[0].ranks, 6u);
+
+  ExperimentSpec explicit_first = s;
+  explicit_first.mutable_cluster()->mutable_node_group(1)->set_first_node(2);
+  EXPECT_EQ(error_of(explicit_first), "");
+  ExperimentSpec gap = s;
+  gap.mutable_cluster()->mutable_node_group(1)->set_first_node(3);
+  EXPECT_NE(error_of(gap).find("node_group[1].first_node"), std::string::npos) << error_of(gap);
+  ExperimentSpec overlap = s;
+  overlap.mutable_cluster()->mutable_node_group(1)->set_first_node(1);
+  EXPECT_NE(error_of(overlap).find("node_group[1].first_node"), std::string::npos) << error_of(overlap);
+  ExperimentSpec too_many = s;
+  too_many.mutable_cluster()->mutable_node_group(1)->set_nodes(3);
+  EXPECT_NE(error_of(too_many).find("node_group[1].nodes"), std::string::npos) << error_of(too_many);
+  ExperimentSpec no_type = s;
+  no_type.mutable_cluster()->mutable_node_group(0)->clear_gpu_type();
+  EXPECT_NE(error_of(no_type).find("node_group[0].gpu_type"), std::string::npos) << error_of(no_type);
 }
 
 TEST(ExperimentSpec, ErrorsNameTheField) {

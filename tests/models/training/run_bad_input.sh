@@ -38,6 +38,14 @@ expect dual_pipe_few_microbatches "parallelism.pipeline_schedule: DUAL_PIPE need
 expect dual_pipe_virtual_stages "parallelism.virtual_stages_per_rank" 's/data_parallel: 4 }/data_parallel: 4 pipeline_schedule: DUAL_PIPE virtual_stages_per_rank: 2 }/'
 expect recompute_conflict "training.activation_recompute_mode" 's/micro_batch_sequences: 1/micro_batch_sequences: 1 activation_recompute: true activation_recompute_mode: SELECTIVE/'
 expect hbm_overflow "peak memory per GPU [0-9.]* GB .* exceeds the H100-SXM's HBM of 80.0 GB.*training.allow_hbm_overflow" 's/seq_length_tokens: 1024/seq_length_tokens: 65536/'
+# Issue #26 item 2: node groups of several GPU types with an unknown profile, a gap, an overlap, or no group
+# of the job's gpu_type.
+G='network { packet_bytes: 1048576 }'
+expect node_group_unknown_gpu "node_group\[1\].gpu_type" "s/$G/$G node_group { nodes: 2 gpu_type: \"H100-SXM\" } node_group { nodes: 2 gpu_type: \"Z100\" }/"
+expect node_group_gap "node_group" "s/$G/$G node_group { nodes: 2 gpu_type: \"H100-SXM\" } node_group { nodes: 1 gpu_type: \"A100-80GB\" }/"
+expect node_group_overlap "node_group\[1\].first_node" "s/$G/$G node_group { nodes: 2 gpu_type: \"H100-SXM\" } node_group { first_node: 1 nodes: 3 gpu_type: \"A100-80GB\" }/"
+expect node_group_job_gpu "job.gpu_type" "s/$G/$G node_group { nodes: 4 gpu_type: \"A100-80GB\" }/"
+expect node_group_with_cluster_gpu_type "cluster_gpu_type" "s/$G/$G node_group { nodes: 4 gpu_type: \"H100-SXM\" }/; s/simulation { steps: 2 }/cluster_gpu_type: \"H100-SXM\"\nsimulation { steps: 2 }/"
 expect unknown_field "no_such_field" 's/simulation { steps: 2 }/simulation { no_such_field: 1 }/'
 printf 'cluster_file: "nope-cluster.textproto"\njob_file: "nope-job.textproto"\n' >"$TMP/missing.textproto"
 code=0
