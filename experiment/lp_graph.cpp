@@ -65,6 +65,10 @@ StageProfile profile_stage(const std::shared_ptr<const workload::Job>& job, std:
   const workload::GpuProgram prog(job, rank, 1);
   CollectiveOptions collectives = collective_options(*job);
   collectives.gpus_per_node = gpus_per_node;
+  // The flows only: NCCL's latency ops and the reduction Delays carry no bytes (and would shift the channel
+  // positions below); the protocol's extra wire bytes are left out of the weights.
+  collectives.nccl = false;
+  collectives.reduce_bytes_per_s = 0;
   std::map<FlowClass, FlowClass> classes;
   StageProfile out;
   for (std::uint64_t i = 0; i < prog.size(); ++i) {
