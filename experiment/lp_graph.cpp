@@ -60,11 +60,12 @@ struct StageProfile {
 // The flows of the stage's first GPU stand for every GPU of the stage (the same ops, shifted).
 StageProfile profile_stage(const std::shared_ptr<const workload::Job>& job, std::uint32_t stage,
                            std::uint32_t storage_targets, std::uint32_t packet_bytes,
-                           std::uint32_t gpus_per_node) {
+                           std::uint32_t gpus_per_node, const cluster::NcclFabric& fabric) {
   const std::uint32_t rank = stage * job->pipeline_stride();
   const workload::GpuProgram prog(job, rank, 1);
   CollectiveOptions collectives = collective_options(*job);
   collectives.gpus_per_node = gpus_per_node;
+  collectives.fabric = fabric;  // NCCL's protocol choice, as the training program makes it
   std::map<FlowClass, FlowClass> classes;
   StageProfile out;
   for (std::uint64_t i = 0; i < prog.size(); ++i) {
@@ -73,7 +74,10 @@ StageProfile profile_stage(const std::shared_ptr<const workload::Job>& job, std:
       out.compute_ops += 1;
       continue;
     }
-    if (op.kind == workload::OpKind::kRecv) continue;  // counted at its sender
+    if (op.kind == workload::OpKind::kRecv) {      // its message is counted at its sender
+      if (collectives.nccl) out.compute_ops += 1;  // NCCL's latency after it: a Delay, one GPU event
+      continue;
+    }
     if (op.kind == workload::OpKind::kCheckpointWrite || op.kind == workload::OpKind::kDataRead) {
       out.storage_requests += storage_targets == 0 ? 0 : 1;
       continue;
@@ -82,9 +86,12 @@ StageProfile profile_stage(const std::shared_ptr<const workload::Job>& job, std:
     const std::uint32_t n = op.group.size();
     const std::uint32_t self = op.kind == workload::OpKind::kCollective ? op.group.index_of(rank) : 0;
     const std::uint32_t channels = ring_channels(op, collectives);
+    std::uint64_t sends = 0;  // of this op so far: a rail ring's step posts channel c's Send c-th
     for (std::uint64_t sub = 0; sub < subs; ++sub) {
       const cluster::GpuOp g = expand(op, rank, sub, job->compute(rank), storage_targets, collectives);
+      if (g.kind == cluster::OpKind::kDelay) out.compute_ops += 1;  // NCCL's latency, a reduction: one event
       if (g.kind != cluster::OpKind::kSend) continue;
+      const std::uint64_t send_index = sends++;
       FlowClass key;
       key.cls = comm_class(op);
       if (op.kind == workload::OpKind::kSend) {
@@ -93,7 +100,7 @@ StageProfile profile_stage(const std::shared_ptr<const workload::Job>& job, std:
       } else if (channels > 1) {
         key.kind = op.group_kind;
         key.rail_local = channels;
-        key.delta = static_cast<std::int64_t>(sub % (2ull * channels + 1));  // the channel of this Send
+        key.delta = static_cast<std::int64_t>(send_index % channels);  // the channel of this Send
       } else {
         key.kind = op.group_kind;
         key.delta = (static_cast<std::int64_t>(op.group.index_of(g.peer)) - self + n) % n;
@@ -349,7 +356,8 @@ partition::PartitionGraph build_lp_graph(const cluster::ClusterParams& params,
   }
   std::vector<StageProfile> stages;
   for (std::uint32_t s = 0; s < job->degrees().pp; ++s) {
-    stages.push_back(profile_stage(job, s, storage_targets, params.packet_bytes, params.gpus_per_node));
+    stages.push_back(profile_stage(job, s, storage_targets, params.packet_bytes, params.gpus_per_node,
+                                   cluster::nccl_fabric(params)));
   }
   TrafficSummary sum;
   for (std::uint32_t gpu = 0; gpu < world; ++gpu) {

@@ -29,8 +29,8 @@ std::shared_ptr<const workload::Job> build_job(const spec::ExperimentSpec& exp) 
 }
 
 std::shared_ptr<const training::TrainingProgram> TrainingSetup::program_without(std::uint32_t removed) const {
-  return std::make_shared<const training::TrainingProgram>(job, steps, params.storage_targets, removed,
-                                                           params.gpus_per_node);
+  return std::make_shared<const training::TrainingProgram>(
+      job, steps, params.storage_targets, removed, params.gpus_per_node, cluster::nccl_fabric(params));
 }
 
 TrainingSetup build_training(const spec::ExperimentSpec& exp) {
@@ -40,8 +40,9 @@ TrainingSetup build_training(const spec::ExperimentSpec& exp) {
   s.steps = std::max<std::uint32_t>(1, exp.simulation().steps());
   // GPUs per node: NCCL's rail-aligned rings, and one channel per rail bounds the CTAs the overlapped
   // gradient reduce takes.
-  s.program = std::make_shared<const training::TrainingProgram>(s.job, s.steps, s.params.storage_targets, 0,
-                                                                s.params.gpus_per_node);
+  // The fabric's wire latency and bandwidths: NCCL's latency beyond the wire, and its protocol choice.
+  s.program = std::make_shared<const training::TrainingProgram>(
+      s.job, s.steps, s.params.storage_targets, 0, s.params.gpus_per_node, cluster::nccl_fabric(s.params));
   s.estimate = workload::estimate_step(s.job);
   return s;
 }

@@ -433,6 +433,12 @@ void validate_job_spec(const JobSpec& s) {
          "\"tree\" needs parallelism.zero_stage 0 (got " + str(p.zero_stage()) +
              "): ZeRO reduce-scatters and all-gathers the gradients, which only the ring implements");
   }
+  const std::string& protocol = t.nccl_protocol();
+  if (!protocol.empty() && protocol != "auto" && protocol != "ll" && protocol != "ll128" &&
+      protocol != "simple" && protocol != "none") {
+    fail("training.nccl_protocol",
+         "must be \"auto\", \"ll\", \"ll128\", \"simple\" or \"none\" (got \"" + protocol + "\")");
+  }
   if (algorithm != "tree" && t.dp_tree_chunk_bytes() != 0) {
     fail("training.dp_tree_chunk_bytes", "set but training.dp_allreduce_algorithm is not \"tree\"");
   }
@@ -518,6 +524,8 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   t.tp_comm_overlap = st.tp_comm_overlap();
   if (st.tp_comm_overlap_splits() != 0) t.tp_comm_overlap_splits = st.tp_comm_overlap_splits();
   if (st.tp_comm_overlap_sms() != 0) t.tp_comm_overlap_sms = st.tp_comm_overlap_sms();
+  if (!st.nccl_protocol().empty()) t.nccl_protocol = st.nccl_protocol();
+  t.free_reductions = st.free_reductions();
 
   p.compute_model = to_compute_model(s.compute_model());
   return p;

@@ -162,6 +162,10 @@ bool GpuLp::advance(State& s, LpContext& ctx, std::uint32_t stream) {
         ++st.pending;
         break;
       }
+      case OpKind::kDelay:  // completes as a send does, after its duration
+        ctx.send(ctx.self(), op.duration_ps, send_done_kind(static_cast<std::uint8_t>(stream)), GpuEvent{});
+        ++st.pending;
+        break;
       case OpKind::kWaitStream:
         if (streams_ < 2) throw std::logic_error("gpu program: kWaitStream in a one-stream program");
         if (!completed(s, 1 - stream, op.bytes)) return moved;
@@ -213,6 +217,7 @@ void GpuLp::undo_op(State& s, std::uint32_t stream, const GpuOp& op) {
     case OpKind::kWaitStream:
       break;
     case OpKind::kStorage:
+    case OpKind::kDelay:
       --st.pending;
       break;
   }

@@ -5,7 +5,8 @@
 //
 // A GPU runs up to two streams, like CUDA streams: stream 0 (the compute stream, `op`) and, for programs that
 // have one, stream 1 (the communication stream NCCL's kernels run on while compute goes on, `comm_op`).
-// Stream 1 holds no compute or storage ops; the streams order themselves against each other with kWaitStream.
+// Stream 1 holds no compute or storage ops (delays are allowed); the streams order themselves against each
+// other with kWaitStream.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,10 @@ enum class OpKind : std::uint8_t {
   // finishes, any other op when the stream has run it). Naming an index of the other stream, rather than a
   // signal counter, keeps the streams' coupling free of extra state (nothing to reverse or checkpoint).
   kWaitStream,
+  // Occupies its stream for `duration_ps` without taking the GPU's SMs (NCCL's launch and protocol latency,
+  // a reduction's HBM traffic): it completes like a send, so the stream's next Wait waits for it, and ops
+  // between them run meanwhile. Allowed on both streams.
+  kDelay,
 };
 
 // Labels a workload may put on its Waits (what the wait is for); the GPU LP adds up, per label, the time its
@@ -61,6 +66,7 @@ struct GpuOp {
     GpuOp op{OpKind::kWaitStream, label, 0, 0, other_index, 0};
     return op;
   }
+  static GpuOp delay(SimTime duration) { return {OpKind::kDelay, 0, 0, 0, 0, duration}; }
   static GpuOp storage(std::uint32_t target, std::uint64_t bytes, bool write) {
     return {OpKind::kStorage, 0, target, write ? 1u : 0u, bytes, 0};
   }

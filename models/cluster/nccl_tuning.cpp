@@ -52,6 +52,27 @@ std::string_view to_string(Protocol p) {
   return "?";
 }
 
+NcclFabric nccl_fabric(const ClusterParams& params) {
+  NcclFabric f;
+  f.nvlink_step_wire_ps = 2 * params.injection_latency_ps + 2 * params.nvlink.latency_ps;
+  f.net_step_wire_ps =
+      2 * params.injection_latency_ps + 2 * params.links[0].latency_ps + params.switch_latency_ps;
+  f.nvlink_bytes_per_s = params.nvlink.bandwidth_gbps * 1e9 / 8;
+  f.nic_bytes_per_s = params.links[0].bandwidth_gbps * 1e9 / 8;
+  return f;
+}
+
+NcclShape nccl_shape(const NcclFabric& fabric, std::uint32_t ranks, std::uint32_t nodes) {
+  NcclShape s;
+  s.ranks = ranks;
+  s.nodes = std::max<std::uint32_t>(1, nodes);
+  s.nvlink_step_wire_ps = fabric.nvlink_step_wire_ps;
+  s.net_step_wire_ps = fabric.net_step_wire_ps;
+  s.simple_bus_bytes_per_s =
+      s.nodes > 1 ? static_cast<double>(ranks / s.nodes) * fabric.nic_bytes_per_s : fabric.nvlink_bytes_per_s;
+  return s;
+}
+
 double nccl_latency_us(Collective c, Algorithm a, Protocol p, const NcclShape& s) {
   const auto i = static_cast<std::size_t>(p);
   const std::uint64_t n = s.ranks, nodes = std::max<std::uint32_t>(1, s.nodes);

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "engine/sim_time.hpp"
+#include "models/cluster/cluster_params.hpp"
 #include "models/cluster/collective_algorithms.hpp"
 
 namespace warpsim::cluster {
@@ -27,6 +28,20 @@ struct NcclShape {
   SimTime net_step_wire_ps = 0;       // ... per network hop
   double simple_bus_bytes_per_s = 0;  // the Simple protocol's bus bandwidth (for the choice only)
 };
+
+// What the model needs to know of the fabric, whatever the group: the wire latency the cluster model charges
+// per NVLink step (GPU-NIC-NVSwitch-NIC-GPU: 2 injections + 2 NVLink hops) and per network step on a leaf
+// (GPU-NIC-leaf-NIC-GPU: 2 injections + 2 links + 1 switch), NVLink's and one NIC's bandwidth.
+struct NcclFabric {
+  SimTime nvlink_step_wire_ps = 0;
+  SimTime net_step_wire_ps = 0;
+  double nvlink_bytes_per_s = 0;
+  double nic_bytes_per_s = 0;
+};
+NcclFabric nccl_fabric(const ClusterParams& params);
+// The shape of a group of `ranks` on `nodes` nodes: the Simple protocol's bus bandwidth is the node's NICs
+// (ranks per node x one NIC) once the group leaves the node, else NVLink (as `warpsim collective`).
+NcclShape nccl_shape(const NcclFabric& fabric, std::uint32_t ranks, std::uint32_t nodes);
 
 struct NcclCost {
   Protocol protocol = Protocol::kSimple;

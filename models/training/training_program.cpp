@@ -145,7 +145,67 @@ CollectiveOptions collective_options(const workload::Job& job) {
   o.sync_p2p = job.degrees().pp_sync;
   o.routing = &job.routing();
   o.hierarchical_all_to_all = job.params().parallelism.hierarchical_all_to_all;
+  const std::string& protocol = t.nccl_protocol;
+  o.nccl = protocol != "none";
+  if (o.nccl && !protocol.empty() && protocol != "auto") {
+    o.nccl_protocol = cluster::parse_protocol(protocol);
+    if (!o.nccl_protocol)  // the spec's validation refuses these first
+      throw std::invalid_argument("training.nccl_protocol: '" + protocol + "'");
+  }
+  // Reductions move at the rate of the GPU's memory-bound kernels (gpu-profiles.md: the HBM bandwidth times
+  // the profile's `memory` efficiency, with the job's overrides and scales). A job over several GPU types uses
+  // its reference profile (gpu_type) here: a simplification (docs/workload.md, mixed GPU generations).
+  if (!t.free_reductions)
+    o.reduce_bytes_per_s = job.compute().gpu().hbm_bytes_per_s * job.compute().params().memory_eff_max;
   return o;
+}
+
+std::uint32_t group_nodes(const workload::GroupDesc& group, std::uint32_t gpus_per_node) {
+  const std::uint32_t n = group.size();
+  if (gpus_per_node == 0 || n <= 1) return 1;
+  if (const std::uint32_t local = rail_members_per_node(group, gpus_per_node); local > 1) return n / local;
+  // The members' span of nodes, at most one node per member (the workload's groups ascend with their index:
+  // the last member, or the inner progression's last, is the highest).
+  const std::uint32_t high = std::max(group.member(n - 1), group.member(group.inner_size - 1));
+  const std::uint32_t span = high / gpus_per_node - group.first / gpus_per_node + 1;
+  return std::min(n, span);
+}
+
+std::optional<cluster::NcclCost> nccl_op_cost(const workload::Op& op, std::uint32_t rank,
+                                              const CollectiveOptions& options) {
+  if (!options.nccl) return std::nullopt;
+  if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
+    const std::uint32_t g = options.gpus_per_node;
+    const std::uint32_t nodes = g != 0 && rank / g != op.peer / g ? 2 : 1;
+    return cluster::nccl_cost(cluster::Collective::kAllToAll, cluster::Algorithm::kRing, op.comm_bytes,
+                              cluster::nccl_shape(options.fabric, 2, nodes), options.nccl_protocol);
+  }
+  const std::uint32_t n = op.group.size();
+  if (op.kind != OpKind::kCollective || n <= 1) return std::nullopt;
+  const cluster::NcclShape shape =
+      cluster::nccl_shape(options.fabric, n, group_nodes(op.group, options.gpus_per_node));
+  const cluster::Algorithm algorithm =
+      uses_tree(op, options) ? cluster::Algorithm::kTree : cluster::Algorithm::kRing;
+  cluster::Collective c = cluster::Collective::kAllToAll;
+  switch (op.collective) {
+    case CollectiveKind::kAllReduce:
+      c = cluster::Collective::kAllReduce;
+      break;
+    case CollectiveKind::kReduceScatter:
+      c = cluster::Collective::kReduceScatter;
+      break;
+    case CollectiveKind::kAllGather:
+      c = cluster::Collective::kAllGather;
+      break;
+    default:  // all-to-all, ring exchange: point-to-point
+      break;
+  }
+  cluster::NcclCost cost = cluster::nccl_cost(c, algorithm, op.comm_bytes, shape, options.nccl_protocol);
+  if (op.collective == CollectiveKind::kRingExchange) {  // n - 1 point-to-point exchanges, one after another
+    cost.latency_us *= n - 1;
+    cost.start_ps *= n - 1;
+  }
+  return cost;
 }
 
 std::uint32_t hierarchical_all_to_all_members(const workload::Op& op, const CollectiveOptions& options) {
@@ -173,12 +233,36 @@ std::uint64_t message_bytes(double bytes) {
 }
 }  // namespace
 
+namespace {
+// Ops before a collective's schedule: [Delay, Wait] when NCCL's latency is charged.
+std::uint64_t nccl_prefix_ops(const workload::Op& op, const CollectiveOptions& options) {
+  return options.nccl && op.kind == OpKind::kCollective && op.group.size() > 1 ? 2 : 0;
+}
+// Whether each ring step of `op` has a reduce slot (a Delay on its reduce steps, a Wait on the others).
+bool has_reduce_slot(const workload::Op& op, const CollectiveOptions& options);
+}  // namespace
+
+SimTime reduce_step_ps(const workload::Op& op, const CollectiveOptions& options) {
+  if (!has_reduce_slot(op, options)) return 0;
+  // Two reads (the received slice, the local one) and one write of the step's slice.
+  const double bytes = 3.0 * static_cast<double>(share(op.comm_bytes, op.group.size()));
+  return static_cast<SimTime>(std::ceil(bytes / options.reduce_bytes_per_s * 1e12));
+}
+
 bool uses_tree(const workload::Op& op, const CollectiveOptions& options) {
   return options.dp_allreduce == cluster::Algorithm::kTree && op.kind == OpKind::kCollective &&
          op.collective == CollectiveKind::kAllReduce &&
          (op.group_kind == workload::GroupKind::kDataContext ||
           op.group_kind == workload::GroupKind::kExpertDataContext);
 }
+
+namespace {
+bool has_reduce_slot(const workload::Op& op, const CollectiveOptions& options) {
+  return options.reduce_bytes_per_s > 0 && op.kind == OpKind::kCollective && op.group.size() > 1 &&
+         (op.collective == CollectiveKind::kAllReduce || op.collective == CollectiveKind::kReduceScatter) &&
+         !uses_tree(op, options);
+}
+}  // namespace
 
 std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targets, std::uint32_t disabled,
                              const CollectiveOptions& options) {
@@ -189,18 +273,21 @@ std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targe
     case OpKind::kSend:
       return options.sync_p2p ? 2 : 1;
     case OpKind::kRecv:
-      return 2;
+      return options.nccl ? 4 : 2;  // [Recv, Wait], then NCCL's latency: [Delay, Wait]
     case OpKind::kCollective: {
       const std::uint32_t n = op.group.size();
       if (n <= 1) return 0;
+      const std::uint64_t pre = nccl_prefix_ops(op, options);
       if (uses_tree(op, options))
-        return tree_schedule(n, op.comm_bytes, options.tree_chunk_bytes).padded_ops();
+        return pre + tree_schedule(n, op.comm_bytes, options.tree_chunk_bytes).padded_ops();
       if (op.collective == CollectiveKind::kAllToAll) {
         if (const std::uint32_t local = hierarchical_all_to_all_members(op, options); local > 1)
-          return 2ull * (local - 1) + 1 + 2ull * (n / local - 1) + 1;
-        return 2ull * (n - 1) + 1;
+          return pre + 2ull * (local - 1) + 1 + 2ull * (n / local - 1) + 1;
+        return pre + 2ull * (n - 1) + 1;
       }
-      return (2ull * ring_channels(op, options) + 1) * ring_steps(op.collective, n);
+      const std::uint64_t per_step =
+          2ull * ring_channels(op, options) + 1 + (has_reduce_slot(op, options) ? 1 : 0);
+      return pre + per_step * ring_steps(op.collective, n);
     }
     case OpKind::kCheckpointWrite:
       return storage_targets == 0 ? 0 : 2;
@@ -211,9 +298,10 @@ std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targe
 }
 
 namespace {
-GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
-                        const workload::ComputeModel& compute, std::uint32_t storage_targets,
-                        const CollectiveOptions& options) {
+// The op `sub` of `op`'s expansion without NCCL's latency ops and wire bytes (expand_unlabelled adds them).
+GpuOp expand_schedule(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
+                      const workload::ComputeModel& compute, std::uint32_t storage_targets,
+                      const CollectiveOptions& options) {
   switch (op.kind) {
     case OpKind::kCompute:
       return GpuOp::compute(op.fixed_duration_ps != 0 ? op.fixed_duration_ps : compute.picoseconds(op),
@@ -221,7 +309,7 @@ GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_
     case OpKind::kSend:  // sub 1 (synchronous p2p only): wait until the send has left
       return sub == 0 ? GpuOp::send(op.peer, std::max<std::uint64_t>(1, op.comm_bytes), p2p_tag(op.tag))
                       : GpuOp::wait();
-    case OpKind::kRecv:
+    case OpKind::kRecv:  // sub 2, 3 (NCCL's latency): expand_unlabelled
       return sub == 0 ? GpuOp::recv(op.peer, std::max<std::uint64_t>(1, op.comm_bytes), p2p_tag(op.tag))
                       : GpuOp::wait();
     case OpKind::kCollective: {
@@ -311,7 +399,8 @@ GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_
         // flat ring's (whose step number fits in 32 bits).
         const cluster::RailRings rings(n, local);
         const std::uint32_t channels = rings.channels();
-        const std::uint64_t per_step = 2ull * channels + 1;
+        const bool reduce_slot = has_reduce_slot(op, options);
+        const std::uint64_t per_step = 2ull * channels + 1 + (reduce_slot ? 1 : 0);
         const std::uint64_t step = sub / per_step, k = sub % per_step;
         const std::uint64_t bytes = share(share(op.comm_bytes, n), channels);
         const auto channel_tag = [&](std::uint64_t c) {
@@ -325,17 +414,24 @@ GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_
           const auto c = static_cast<std::uint32_t>(k - channels);
           return GpuOp::recv(op.group.member(rings.left(c, r)), bytes, channel_tag(c));
         }
+        if (reduce_slot && k == 2ull * channels && step + 1 < n)  // a reduce step: its reduction
+          return GpuOp::delay(reduce_step_ps(op, options));
         return GpuOp::wait();
       }
-      const std::uint64_t step = sub / 3;
+      const bool reduce_slot = has_reduce_slot(op, options);
+      const std::uint64_t per_step = reduce_slot ? 4 : 3;
+      const std::uint64_t step = sub / per_step;
       const std::uint64_t bytes = op.collective == CollectiveKind::kRingExchange
                                       ? std::max<std::uint64_t>(1, op.comm_bytes)
                                       : share(op.comm_bytes, n);
-      switch (sub % 3) {
+      switch (sub % per_step) {
         case 0:
           return GpuOp::send(op.group.member((r + 1) % n), bytes, collective_tag(op, step));
         case 1:
           return GpuOp::recv(op.group.member((r + n - 1) % n), bytes, collective_tag(op, step));
+        case 2:
+          if (reduce_slot && step + 1 < n) return GpuOp::delay(reduce_step_ps(op, options));
+          return GpuOp::wait();
         default:
           return GpuOp::wait();
       }
@@ -348,6 +444,25 @@ GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_
       return GpuOp::storage(rank % storage_targets, std::max<std::uint64_t>(1, op.comm_bytes), false);
   }
   throw std::logic_error("expand: unknown op kind");
+}
+
+GpuOp expand_unlabelled(const workload::Op& op, std::uint32_t rank, std::uint64_t sub,
+                        const workload::ComputeModel& compute, std::uint32_t storage_targets,
+                        const CollectiveOptions& options) {
+  const std::optional<cluster::NcclCost> cost = nccl_op_cost(op, rank, options);
+  if (!cost) return expand_schedule(op, rank, sub, compute, storage_targets, options);
+  // A Delay of zero would be a same-time self event: 1 ps stands in for it.
+  const GpuOp latency = GpuOp::delay(std::max<SimTime>(1, cost->start_ps));
+  if (op.kind == OpKind::kRecv && sub >= 2) return sub == 2 ? latency : GpuOp::wait();
+  if (op.kind == OpKind::kCollective) {
+    if (sub == 0) return latency;
+    if (sub == 1) return GpuOp::wait();
+    sub -= 2;
+  }
+  GpuOp g = expand_schedule(op, rank, sub, compute, storage_targets, options);
+  if (cost->wire_factor != 1 && (g.kind == cluster::OpKind::kSend || g.kind == cluster::OpKind::kRecv))
+    g.bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(g.bytes) * cost->wire_factor));
+  return g;
 }
 }  // namespace
 
@@ -378,11 +493,14 @@ constexpr std::uint64_t kNoReady = ~std::uint64_t{0};
 
 TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
                                  std::uint32_t storage_targets, std::uint32_t disabled,
-                                 std::uint32_t gpus_per_node)
+                                 std::uint32_t gpus_per_node, const cluster::NcclFabric& fabric)
     : job_(std::move(job)), steps_(steps), storage_targets_(storage_targets), disabled_(disabled) {
   if (!job_) throw std::invalid_argument("TrainingProgram: null job");
   collectives_ = collective_options(*job_);
   collectives_.gpus_per_node = gpus_per_node;
+  collectives_.fabric = fabric;
+  userbuffers_ = collectives_;
+  userbuffers_.nccl = false;
   const auto& training = job_->params().training;
   overlap_ = training.overlap_grad_reduce;
   tp_overlap_ = training.tp_comm_overlap && job_->degrees().sequence_parallel;
@@ -449,7 +567,7 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
         const std::uint32_t chunks = op.group.size();
         if (tp_overlap_gemm(gemm) && ring_steps(op.collective, chunks) + 1 == chunks) {
           Pending p;
-          p.item = {k, 0, 0, n};
+          p.item = {k, 0, 0, expanded_count(op, storage_targets_, disabled_, userbuffers_)};
           p.item.tp = true;
           p.at_op = k;
           p.at_sub = kNoReady;
@@ -470,9 +588,10 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
         const std::uint32_t pieces = forward ? tp_splits_ : 1;
         t.tp.push_back({k - 1, TpOverride::kGemmBeforeScatter, chunks, forward ? 0u : 1u, 0});
         t.prefix[k] = t.prefix[k - 1] + chunks;
+        const std::uint64_t piece_ops = expanded_count(op, storage_targets_, disabled_, userbuffers_);
         for (std::uint32_t j = 0; j < pieces; ++j) {
           Pending p;
-          p.item = {k, 0, 0, n, pieces, j, true};
+          p.item = {k, 0, 0, piece_ops, pieces, j, true};
           p.at_op = k - 1;
           p.at_sub = j;  // forward: piece j after chunk j; backward: the one piece after chunk 0
           pending.push_back(p);
@@ -677,7 +796,7 @@ std::optional<cluster::GpuOp> TrainingProgram::comm_op(std::uint32_t gpu, std::u
     op.comm_bytes = std::max<std::uint64_t>(1, op.comm_bytes / it->pieces);
     op.tag = it->piece;  // keeps the pieces' tags apart (collective_tag)
   }
-  return expand(op, gpu, sub - 1, job_->compute(gpu), storage_targets_, collectives_);
+  return expand(op, gpu, sub - 1, job_->compute(gpu), storage_targets_, it->tp ? userbuffers_ : collectives_);
 }
 
 }  // namespace warpsim::training

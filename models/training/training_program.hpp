@@ -54,6 +54,7 @@
 
 #include "models/cluster/collective_algorithms.hpp"
 #include "models/cluster/gpu_program.hpp"
+#include "models/cluster/nccl_tuning.hpp"
 #include "models/workload/gpu_program.hpp"
 #include "models/workload/job.hpp"
 
@@ -101,7 +102,31 @@ struct CollectiveOptions {
   // with the same number of members on each (hierarchical_all_to_all_members below).
   const workload::MoeRouting* routing = nullptr;
   bool hierarchical_all_to_all = false;
+  // NCCL's per-call launch and protocol latency and its protocol's wire bytes (training.nccl_protocol;
+  // cluster/nccl_tuning.hpp, docs/collectives.md): a collective expands with [Delay, Wait] before its
+  // schedule, the Delay being NCCL's latency beyond the wire latency the cluster model simulates for the
+  // same steps; a pipeline receive with [Delay, Wait] after it (NCCL's point-to-point: the base latency);
+  // every Send and Recv carries the protocol's wire bytes. Off here by default; collective_options turns it
+  // on as the job says.
+  bool nccl = false;
+  std::optional<cluster::Protocol> nccl_protocol;  // forced; none = the protocol NCCL picks by size
+  cluster::NcclFabric fabric;                      // wire latency per step and bandwidths (the cluster's)
+  // The HBM rate (bytes/s) of a reduction's traffic; 0 = reductions are free. Each reduce step of a ring
+  // all-reduce or reduce-scatter gets a Delay of 3 x its slice / rate (two reads and a write) between its
+  // Recvs and its Wait, so the step takes the longer of its transfer and its reduction (NCCL reduces a
+  // slice while the next streams in); the other steps of those collectives get a Wait there instead.
+  double reduce_bytes_per_s = 0;
 };
+// Nodes the members of `group` sit on (1 when gpus_per_node is 0).
+std::uint32_t group_nodes(const workload::GroupDesc& group, std::uint32_t gpus_per_node);
+// NCCL's cost of `op` on GPU `rank` under `options` (a collective over 2 or more members, or a pipeline
+// send/receive), or nullopt where none is charged. An all-to-all and a point-to-point message pay NCCL's
+// base latency (nccl_tuning: no ring steps); a context-parallel ring exchange pays it once per step.
+std::optional<cluster::NcclCost> nccl_op_cost(const workload::Op& op, std::uint32_t rank,
+                                              const CollectiveOptions& options);
+// The time of one reduce step of `op` (3 x its slice at options.reduce_bytes_per_s), 0 where `op` has no
+// reduce steps or reductions are free.
+SimTime reduce_step_ps(const workload::Op& op, const CollectiveOptions& options);
 // Members per node of an expert all-to-all's group when it runs hierarchically under `options` (the rail
 // layout's condition, rail_members_per_node), else 1 (the flat all-to-all).
 std::uint32_t hierarchical_all_to_all_members(const workload::Op& op, const CollectiveOptions& options);
@@ -132,8 +157,12 @@ class TrainingProgram final : public cluster::GpuProgram {
   // NCCL's channel limit for the communication stream's collectives (one ring per rail, as `warpsim
   // collective`); each channel is one CTA, and compute ops that start while stream 1 communicates run
   // sms / (sms - CTAs) times longer. 0: flat rings and no such slowdown.
+  // fabric: the cluster's wire latency and bandwidths, for NCCL's latency and protocol choice
+  // (CollectiveOptions::nccl; with the default, NCCL's whole latency is charged and the protocol picked by
+  // latency alone).
   TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
-                  std::uint32_t storage_targets, std::uint32_t disabled = 0, std::uint32_t gpus_per_node = 0);
+                  std::uint32_t storage_targets, std::uint32_t disabled = 0, std::uint32_t gpus_per_node = 0,
+                  const cluster::NcclFabric& fabric = {});
   std::optional<cluster::GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
   bool has_comm_stream() const override { return overlap_ || tp_overlap_; }
   SimTime contended_ps(std::uint32_t gpu, SimTime duration) const override;
@@ -207,6 +236,8 @@ class TrainingProgram final : public cluster::GpuProgram {
   std::uint32_t tp_splits_ = 4, tp_sms_ = 16;
   std::uint32_t sms_ = 0;  // the GPU's streaming multiprocessors (the fewest, several GPU types)
   CollectiveOptions collectives_;
+  // The TP pieces' options: Transformer Engine's userbuffers, not NCCL (no NCCL latency or protocol).
+  CollectiveOptions userbuffers_;
   std::vector<StageTable> tables_;
   std::vector<std::uint32_t> stage_table_;  // [stage] -> index into tables_
 };

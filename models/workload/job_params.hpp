@@ -129,6 +129,13 @@ struct TrainingParams {
   bool tp_comm_overlap = false;
   std::uint32_t tp_comm_overlap_splits = 4;  // forward reduce-scatter pieces (NeMo's H100 ub configs)
   std::uint32_t tp_comm_overlap_sms = 16;    // SMs the reduce-scatter kernels take from the GEMM
+  // NCCL's per-call launch and protocol latency and protocol wire bytes on the training program's
+  // collectives and pipeline receives (docs/collectives.md): "auto" (NCCL's choice by size, the default),
+  // "ll", "ll128" or "simple" (forced), "none" (not charged).
+  std::string nccl_protocol = "auto";
+  // The HBM traffic of reductions (two reads and a write per reduced slice) is not charged (default false:
+  // charged at the GPU's memory-bound kernel rate).
+  bool free_reductions = false;
 };
 
 // Compute-time model overrides (compute_model.hpp); unset = the EfficiencyParams the Job is given.

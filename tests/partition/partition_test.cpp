@@ -3,6 +3,8 @@
 // weight than block, which cuts less than round-robin). Bad rank counts are rejected.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <set>
 #include <string>
 #include <vector>
@@ -46,10 +48,17 @@ TEST(Partitioners, GraphStrategiesBalanceWithinTolerance) {
   const auto e = test::load("examples/default.textproto");  // 1024 GPUs, 2256 LPs
   const PartitionGraph node = test::graph(e, training::Granularity::kNode);
   const PartitionGraph lp = test::graph(e, training::Granularity::kLp);
+  // The strategies' bound (partitioner.hpp) holds as long as no single vertex is heavier than the tolerance
+  // allows. Where a node outweighs it (8 ranks: 128 nodes, each about 1/16 of a rank's share since the
+  // training program sends NCCL's LL wire bytes and charges its latency), a rank's chunk has two cuts, each
+  // of which can land one node off: that is the bound (before issue #22's NCCL cost the topology strategy
+  // reached 1.048 at 8 ranks, now 1.064).
+  const double heaviest = *std::max_element(node.weight.begin(), node.weight.end());
   for (const char* name : {"topology", "topology-striped", "metis"}) {
     for (int ranks : {2, 4, 8}) {
       const PartitionQuality q = evaluate(lp, *make_partitioner(name)->partition(node, ranks));
-      EXPECT_LE(q.imbalance, 1 + kBalanceTolerance) << name << " ranks " << ranks;
+      const double bound = 1 + std::max(kBalanceTolerance, 2 * heaviest / (node.total_weight() / ranks));
+      EXPECT_LE(q.imbalance, bound) << name << " ranks " << ranks;
       EXPECT_EQ(q.split_vertices, 0u);
     }
   }

@@ -72,84 +72,101 @@ TEST_P(TrainingProgramTest, ExpansionIsCompleteAndMatched) {
   js.set_world_size_gpus(0);
   js = spec::normalized(js);
   spec::validate_job_spec(js);
-  const auto job = std::make_shared<const workload::Job>(spec::to_job_params(js));
-  constexpr std::uint32_t kSteps = 2, kTargets = 2;
-  const TrainingProgram prog(job, kSteps, kTargets);
-  const std::uint32_t world = job->world_size();
-  EXPECT_LE(prog.distinct_tables(), job->degrees().pp);
-  EXPECT_FALSE(prog.op(world, 0).has_value());  // GPUs beyond the job are idle
-
-  // (src, dst, tag, bytes) -> sends minus receives.
-  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>, long> balance;
-  std::map<std::string, long> collectives_checked;
-  std::uint64_t storage_writes = 0, storage_reads = 0;
-  for (std::uint32_t g = 0; g < world; ++g) {
-    const workload::GpuProgram wl(job, g, kSteps);
-    std::uint64_t i = 0;
-    std::uint64_t expected_workload = 0;  // next workload op with a non-empty expansion
-    while (auto op = prog.op(g, i)) {
-      const auto src = prog.source(g, i);
-      ASSERT_TRUE(src.has_value());
-      // Sources walk the workload ops in order, each sub-op once, skipping empty expansions.
-      if (src->sub == 0) {
-        ASSERT_GE(src->workload_index, expected_workload);
-        for (std::uint64_t w = expected_workload; w < src->workload_index; ++w) {
-          ASSERT_EQ(expanded_count(wl.op(w), kTargets), 0u) << "gpu " << g << " skipped op " << w;
-        }
-        const workload::Op w = wl.op(src->workload_index);
-        const std::uint64_t n_ops = expanded_count(w, kTargets);
-        ASSERT_GT(n_ops, 0u);
-        if (w.kind == workload::OpKind::kCollective) {
-          const std::uint32_t n = w.group.size();
-          const std::uint64_t expect_ops = w.collective == CollectiveKind::kAllReduce  ? 6ull * (n - 1)
-                                           : w.collective == CollectiveKind::kAllToAll ? 2ull * (n - 1) + 1
-                                                                                       : 3ull * (n - 1);
-          ASSERT_EQ(n_ops, expect_ops) << workload::to_string(w.collective) << " n=" << n;
-          double sent = 0;
-          for (std::uint64_t k = 0; k < n_ops; ++k) {
-            const auto c = prog.op(g, i + k);
-            ASSERT_TRUE(c.has_value());
-            if (c->kind == cluster::OpKind::kSend) sent += static_cast<double>(c->bytes);
-          }
-          const double formula = workload::ring_bytes_sent_per_member(w.collective, n, double(w.comm_bytes));
-          ASSERT_NEAR(sent, formula, 2.0 * n + 1e-9 * formula)
-              << workload::to_string(w.collective) << " n=" << n;
-          ++collectives_checked[std::string(workload::to_string(w.collective))];
-        }
-        expected_workload = src->workload_index + 1;
-      }
-      switch (op->kind) {
-        case cluster::OpKind::kSend:
-          ++balance[{g, op->peer, op->tag, op->bytes}];
-          break;
-        case cluster::OpKind::kRecv:
-          --balance[{op->peer, g, op->tag, op->bytes}];
-          break;
-        case cluster::OpKind::kStorage:
-          EXPECT_LT(op->peer, kTargets);
-          ++(op->tag == 1u ? storage_writes : storage_reads);
-          break;
-        default:
-          break;
-      }
-      ++i;
+  // Without NCCL's cost and the reductions' traffic (the schedules' op and byte counts are checked), then
+  // with them (the default: every message still matched, the counts as expanded_count says).
+  for (const bool cost : {false, true}) {
+    SCOPED_TRACE(cost ? "with NCCL's cost" : "without NCCL's cost");
+    workload::JobParams params = spec::to_job_params(js);
+    if (!cost) {
+      params.training.nccl_protocol = "none";
+      params.training.free_reductions = true;
     }
-    EXPECT_EQ(i, prog.size(g)) << "gpu " << g;
-    EXPECT_EQ(expected_workload, wl.size()) << "gpu " << g << ": not every workload op was expanded";
+    const auto job = std::make_shared<const workload::Job>(params);
+    const CollectiveOptions options = collective_options(*job);
+    EXPECT_EQ(options.nccl, cost);
+    EXPECT_EQ(options.reduce_bytes_per_s > 0, cost);
+    constexpr std::uint32_t kSteps = 2, kTargets = 2;
+    const TrainingProgram prog(job, kSteps, kTargets);
+    const std::uint32_t world = job->world_size();
+    EXPECT_LE(prog.distinct_tables(), job->degrees().pp);
+    EXPECT_FALSE(prog.op(world, 0).has_value());  // GPUs beyond the job are idle
+
+    // (src, dst, tag, bytes) -> sends minus receives.
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>, long> balance;
+    std::map<std::string, long> collectives_checked;
+    std::uint64_t storage_writes = 0, storage_reads = 0;
+    for (std::uint32_t g = 0; g < world; ++g) {
+      const workload::GpuProgram wl(job, g, kSteps);
+      std::uint64_t i = 0;
+      std::uint64_t expected_workload = 0;  // next workload op with a non-empty expansion
+      while (auto op = prog.op(g, i)) {
+        const auto src = prog.source(g, i);
+        ASSERT_TRUE(src.has_value());
+        // Sources walk the workload ops in order, each sub-op once, skipping empty expansions.
+        if (src->sub == 0) {
+          ASSERT_GE(src->workload_index, expected_workload);
+          for (std::uint64_t w = expected_workload; w < src->workload_index; ++w) {
+            ASSERT_EQ(expanded_count(wl.op(w), kTargets, 0, options), 0u)
+                << "gpu " << g << " skipped op " << w;
+          }
+          const workload::Op w = wl.op(src->workload_index);
+          const std::uint64_t n_ops = expanded_count(w, kTargets, 0, options);
+          ASSERT_GT(n_ops, 0u);
+          if (!cost && w.kind == workload::OpKind::kCollective) {
+            const std::uint32_t n = w.group.size();
+            const std::uint64_t expect_ops = w.collective == CollectiveKind::kAllReduce  ? 6ull * (n - 1)
+                                             : w.collective == CollectiveKind::kAllToAll ? 2ull * (n - 1) + 1
+                                                                                         : 3ull * (n - 1);
+            ASSERT_EQ(n_ops, expect_ops) << workload::to_string(w.collective) << " n=" << n;
+            double sent = 0;
+            for (std::uint64_t k = 0; k < n_ops; ++k) {
+              const auto c = prog.op(g, i + k);
+              ASSERT_TRUE(c.has_value());
+              if (c->kind == cluster::OpKind::kSend) sent += static_cast<double>(c->bytes);
+            }
+            const double formula =
+                workload::ring_bytes_sent_per_member(w.collective, n, double(w.comm_bytes));
+            ASSERT_NEAR(sent, formula, 2.0 * n + 1e-9 * formula)
+                << workload::to_string(w.collective) << " n=" << n;
+            ++collectives_checked[std::string(workload::to_string(w.collective))];
+          }
+          expected_workload = src->workload_index + 1;
+        }
+        switch (op->kind) {
+          case cluster::OpKind::kSend:
+            ++balance[{g, op->peer, op->tag, op->bytes}];
+            break;
+          case cluster::OpKind::kRecv:
+            --balance[{op->peer, g, op->tag, op->bytes}];
+            break;
+          case cluster::OpKind::kStorage:
+            EXPECT_LT(op->peer, kTargets);
+            ++(op->tag == 1u ? storage_writes : storage_reads);
+            break;
+          default:
+            break;
+        }
+        ++i;
+      }
+      EXPECT_EQ(i, prog.size(g)) << "gpu " << g;
+      EXPECT_EQ(expected_workload, wl.size()) << "gpu " << g << ": not every workload op was expanded";
+    }
+    for (const auto& [key, b] : balance) {
+      ASSERT_EQ(b, 0) << "unmatched message " << std::get<0>(key) << " -> " << std::get<1>(key) << " tag "
+                      << std::get<2>(key) << " bytes " << std::get<3>(key);
+    }
+    EXPECT_GT(balance.size(), 0u);
+    if (!cost) {
+      EXPECT_GT(collectives_checked["all_reduce"], 0) << "no all-reduce in the job";
+      EXPECT_GT(collectives_checked[GetParam().expected_collective], 0)
+          << "no " << GetParam().expected_collective << " in the job";
+    }
+    // small.textproto checkpoints every 2 steps: one write per GPU over 2 steps.
+    EXPECT_EQ(storage_writes, world);
+    // Data-loader reads: every GPU of the first and last stage, once per step.
+    const std::uint32_t loaders = job->degrees().pp > 1 ? 2 : 1;
+    EXPECT_EQ(storage_reads, std::uint64_t{kSteps} * loaders * job->pipeline_stride());
   }
-  for (const auto& [key, b] : balance) {
-    ASSERT_EQ(b, 0) << "unmatched message " << std::get<0>(key) << " -> " << std::get<1>(key) << " tag "
-                    << std::get<2>(key) << " bytes " << std::get<3>(key);
-  }
-  EXPECT_GT(balance.size(), 0u);
-  EXPECT_GT(collectives_checked["all_reduce"], 0) << "no all-reduce in the job";
-  EXPECT_GT(collectives_checked[GetParam().expected_collective], 0)
-      << "no " << GetParam().expected_collective << " in the job";
-  // small.textproto checkpoints every 2 steps: one write per GPU over 2 steps.
-  EXPECT_EQ(storage_writes, world);
-  // Data-loader reads: every GPU of the first and last stage, once per step.
-  const std::uint32_t loaders = job->degrees().pp > 1 ? 2 : 1;
-  EXPECT_EQ(storage_reads, std::uint64_t{kSteps} * loaders * job->pipeline_stride());
 }
 
 // training.overlap_grad_reduce moves the data-parallel/expert-data gradient buckets to stream 1 and changes

@@ -76,10 +76,12 @@ TEST(TreeAdapter, ProgramsAreCompleteMatchedAndUseTheTreeForDataParallelAllReduc
         const workload::Op w = wl.op(src->workload_index);
         if (uses_tree(w, collective_options(*job))) {
           const TreeSchedule& t = tree_schedule(w.group.size(), w.comm_bytes, 1'000'000);
-          ASSERT_EQ(expanded_count(w, kTargets, 0, collective_options(*job)), t.padded_ops());
+          // NCCL's latency first ([Delay, Wait], training.nccl_protocol's default), then the tree.
+          ASSERT_EQ(expanded_count(w, kTargets, 0, collective_options(*job)), 2 + t.padded_ops());
           ASSERT_NE(t.padded_ops(), 6ull * (w.group.size() - 1));  // not the ring's count
+          EXPECT_EQ(prog.op(g, i)->kind, cluster::OpKind::kDelay);
           double sent = 0;
-          for (std::uint64_t k = 0; k < t.padded_ops(); ++k) {
+          for (std::uint64_t k = 2; k < 2 + t.padded_ops(); ++k) {
             const auto c = prog.op(g, i + k);
             if (c->kind == cluster::OpKind::kSend || c->kind == cluster::OpKind::kRecv) {
               ASSERT_TRUE(w.group.index_of(c->peer) < w.group.size()) << "peer outside the DP group";
@@ -124,7 +126,8 @@ TEST(TreeAdapter, SpecFieldsAreValidated) {
   ring.mutable_training()->clear_dp_allreduce_algorithm();
   ring.mutable_training()->clear_dp_tree_chunk_bytes();
   EXPECT_NO_THROW(spec::validate_job_spec(ring));
-  EXPECT_EQ(collective_options(workload::Job(spec::to_job_params(ring))).dp_allreduce, cluster::Algorithm::kRing);
+  EXPECT_EQ(collective_options(workload::Job(spec::to_job_params(ring))).dp_allreduce,
+            cluster::Algorithm::kRing);
 }
 
 }  // namespace
