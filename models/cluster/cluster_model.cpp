@@ -16,19 +16,16 @@ ClusterModel::ClusterModel(const ClusterParams& params, std::shared_ptr<const Gp
       flow_nic_(*topo_),
       flow_net_(*topo_) {
   // The registration order is the type index (0 gpu .. 5 flow_network), which checkpoints record: append
-  // new types last. Under flow fidelity the NICs are FlowNicLps and the NVSwitches flow networks (each its
-  // node's NVLink traffic); the packet types stay registered (the NIC type claiming no LP) so the indices do
-  // not depend on the fidelity.
+  // new types last. Under flow fidelity the NICs are FlowNicLps; the packet NIC type stays registered
+  // (claiming no LP) so the indices do not depend on the fidelity.
   using K = LpKind;
   const bool flow = topo_->has_flow_network();
   types_.add(gpu_, {K::kGpu});
   types_.add(nic_, flow ? std::vector<K>{} : std::vector<K>{K::kNic});
-  types_.add(switch_, flow ? std::vector<K>{K::kLeaf, K::kTier1, K::kCore, K::kRouter}
-                           : std::vector<K>{K::kNvSwitch, K::kLeaf, K::kTier1, K::kCore, K::kRouter});
+  types_.add(switch_, {K::kNvSwitch, K::kLeaf, K::kTier1, K::kCore, K::kRouter});
   types_.add(storage_, {K::kStorage});
   types_.add(flow_nic_, flow ? std::vector<K>{K::kNic} : std::vector<K>{});
-  types_.add(flow_net_,
-             flow ? std::vector<K>{K::kNvSwitch, K::kFlowNetwork} : std::vector<K>{K::kFlowNetwork});
+  types_.add(flow_net_, {K::kFlowNetwork});
 }
 
 void ClusterModel::record_series(SeriesRecorder& recorder) {
@@ -37,7 +34,6 @@ void ClusterModel::record_series(SeriesRecorder& recorder) {
   nic_.set_series(series_.get());
   switch_.set_series(series_.get());
   storage_.set_series(series_.get());
-  flow_net_.set_series(series_.get());
 }
 
 std::size_t ClusterModel::payload_bytes() const {

@@ -1,7 +1,6 @@
 // The cluster model: a topology (fat-tree or torus), one LP type per hardware kind (GPU, NIC, switch,
-// storage) and the GPU program the GPUs run. Under flow fidelity the NIC LPs are FlowNicLps and
-// FlowNetworkLps carry all traffic: each node's NVSwitch LP its NVLink traffic, one more LP the rest
-// (Topology::flow_lp(); the fabric's switch LPs then receive no events). Implements the engine's Model;
+// storage) and the GPU program the GPUs run. Under flow fidelity the NIC LPs are FlowNicLps and one more LP,
+// the FlowNetworkLp, carries all traffic (switch LPs then receive no events). Implements the engine's Model;
 // everything is computed from the parameters, so a rank only instantiates the LPs the engine gives it.
 #pragma once
 

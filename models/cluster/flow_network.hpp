@@ -1,7 +1,5 @@
-// Flow-level network (network.fidelity = flow): a logical process that holds messages in flight as fluid
-// flows and gives each flow its max-min fair share of the links on its path. Each node's NVSwitch LP is one
-// for the flows inside its node, and one more LP for all others (Topology::flow_lp(): the two sets share
-// no link, so their shares are independent and the node's events stay on the node's rank).
+// Flow-level network (network.fidelity = flow): one logical process that holds every message in flight as
+// a fluid flow and gives each flow its max-min fair share of the links on its path.
 // A message costs a handful of events instead of packets x hops: its start (from the source NIC), its
 // completion, and one more completion per rate change caused by flows starting or ending on shared links.
 // Paths and ECMP choices are the packet model's (same route() and flow hash), so both fidelities load the
@@ -111,11 +109,6 @@ class FlowNetworkLp final : public FlowNetworkTypes, public ClusterLpType<FlowNe
   std::uint64_t digest(std::uint32_t slot) const override;
   void save(std::uint32_t slot, std::ostream& out) const override;
   void load(std::uint32_t slot, std::istream& in) override;
-  // An NVSwitch LP keeps its ports' rows in the switch_port series (they carry no data at flow fidelity,
-  // as the fabric switches' rows), so the results file has the same components at either fidelity.
-  void on_added(std::uint32_t, LpId id) override {
-    if (series_ != nullptr && topo_.kind_of(id) == LpKind::kNvSwitch) series_->add_switch(id);
-  }
 
   // Capacity of a link in bytes per picosecond.
   double capacity(LinkKey link) const;

@@ -20,7 +20,7 @@ void FlowNicLp::forward(std::uint32_t slot, LpContext& ctx) {
   m.tag = tx.tag;
   m.stream = tx.stream;
   m.bytes = tx.msg_bytes;
-  ctx.send(topo_.flow_lp(tx.src_gpu, tx.dst_gpu), first.link.latency_ps, kFlowStart, m);
+  ctx.send(topo_.flow_network_lp(), first.link.latency_ps, kFlowStart, m);
   ++s.messages_tx;
   s.bytes_tx += tx.msg_bytes;
 }

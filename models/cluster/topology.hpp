@@ -5,8 +5,7 @@
 // Shared LP id layout (dense): node-major first, so that a block partition keeps a node's GPUs, NICs and
 // NVSwitch on one rank: node n owns ids [n*b, (n+1)*b) with b = 2R (+1 if R > 1): its R GPUs, its R NICs
 // (NIC i serves GPU i), its NVSwitch. Then the family's switches, then the storage targets, then (flow
-// fidelity only) the fabric's flow network LP. At flow fidelity the NVSwitch LPs are flow networks too,
-// each for its own node's NVLink traffic (flow_lp()).
+// fidelity only) the flow network LP.
 #pragma once
 
 #include <cstdint>
@@ -51,16 +50,6 @@ class Topology {
   std::uint64_t lp_count() const { return end_storage_ + (has_flow_network() ? 1 : 0); }
   bool has_flow_network() const { return params_.fidelity == Fidelity::kFlow; }
   LpId flow_network_lp() const { return end_storage_; }
-  // The flow network that carries a message from GPU `src` to GPU `dst` at flow fidelity. A message inside
-  // one node crosses only that node's NVLink links (NIC port 1 and the NVSwitch's ports), which no other
-  // node's flow and no scale-out flow shares, so its max-min share is independent of every other flow: the
-  // node's NVSwitch LP computes it, and the node's traffic runs on the rank that holds the node (a single
-  // network LP would put most of a tensor-parallel job's events on one rank). Everything else goes to the
-  // fabric's flow network LP.
-  LpId flow_lp(std::uint32_t src, std::uint32_t dst) const {
-    const bool same_node = params_.gpus_per_node > 1 && node_of(src) == node_of(dst);
-    return same_node ? nvswitch_lp(node_of(src)) : flow_network_lp();
-  }
   const ClusterParams& params() const { return params_; }
 
   LpId gpu_lp(std::uint32_t gpu) const { return node_of(gpu) * node_block_ + gpu % params_.gpus_per_node; }

@@ -23,10 +23,8 @@
 namespace warpsim::cluster {
 namespace {
 
-// The fabric's flow network (the NVSwitch LPs are flow networks too, for their node's NVLink traffic).
 const FlowNetworkLp::State& network_of(const Ran& r) {
-  const FlowNetworkLp& net = r.model->flow_network();
-  return net.state(*net.slot_of(r.model->topology().flow_network_lp()));
+  return r.model->flow_network().state(0);
 }
 
 TEST(FlowScenario, RingAllReduceMatchesAnalyticModel) {
@@ -50,44 +48,6 @@ TEST(FlowScenario, RingAllReduceMatchesAnalyticModel) {
   EXPECT_TRUE(net.flows.empty());
   EXPECT_TRUE(net.links.empty());
   EXPECT_TRUE(net.undo.empty()) << "every event committed";
-}
-
-// The flow network that carries traffic inside a node is the node's NVSwitch LP (Topology::flow_lp()): a ring
-// all-reduce over one node's GPUs runs entirely there, at the NVLink rate, and leaves the fabric's flow
-// network and the other node's NVSwitch untouched.
-TEST(FlowScenario, NodeRingAllReduceRunsOnItsNvSwitchAtTheNvlinkRate) {
-  const ClusterParams p = flat(2, 4, 8, 1.0, Fidelity::kFlow);
-  const std::uint64_t bytes = 64ull << 20;
-  const Ran r = run(p, std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kRing,
-                                                           GpuGroup{0, 4, 1}, bytes));
-  ASSERT_TRUE(r.all_done);
-  const double n = 4, B = p.nvlink.bandwidth_gbps * 1e9 / 8;
-  const double latency = seconds(2 * p.injection_latency_ps + 2 * p.nvlink.latency_ps + p.switch_latency_ps);
-  const double analytic = 2 * (n - 1) / n * bytes / B + 2 * (n - 1) * latency;
-  EXPECT_NEAR(seconds(r.finish) / analytic, 1.0, 1e-4) << seconds(r.finish) << " vs " << analytic;
-  const FlowNetworkLp& nets = r.model->flow_network();
-  const auto& node0 = nets.state(*nets.slot_of(r.model->topology().nvswitch_lp(0)));
-  EXPECT_EQ(node0.stats.flows_started, 4u * 6);
-  EXPECT_EQ(node0.stats.bytes_completed, 2 * 3 * bytes);
-  EXPECT_TRUE(node0.flows.empty() && node0.links.empty() && node0.undo.empty());
-  EXPECT_EQ(nets.state(*nets.slot_of(r.model->topology().nvswitch_lp(1))).stats.flows_started, 0u);
-  EXPECT_EQ(network_of(r).stats.flows_started, 0u);
-}
-
-// A ring over two nodes' GPUs: its node-local steps go to each node's NVSwitch LP, the two steps that cross
-// nodes to the fabric's flow network, and every flow is counted exactly once.
-TEST(FlowScenario, RingOverTwoNodesSplitsItsFlowsByNode) {
-  const ClusterParams p = flat(2, 4, 8, 1.0, Fidelity::kFlow);
-  const std::uint64_t bytes = 8ull << 20;
-  const Ran r = run(p, std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kRing,
-                                                           GpuGroup{0, 8, 1}, bytes));
-  ASSERT_TRUE(r.all_done);
-  const std::uint64_t steps = 2 * 7;
-  const FlowNetworkLp& nets = r.model->flow_network();
-  const auto started = [&](LpId lp) { return nets.state(*nets.slot_of(lp)).stats.flows_started; };
-  EXPECT_EQ(started(r.model->topology().nvswitch_lp(0)), 3 * steps);
-  EXPECT_EQ(started(r.model->topology().nvswitch_lp(1)), 3 * steps);
-  EXPECT_EQ(network_of(r).stats.flows_started, 2 * steps);
 }
 
 TEST(FlowScenario, RingAllReduceAcrossSpinesWithinFivePercent) {

@@ -168,9 +168,6 @@ TEST(LpTypeRegistry, ClusterModelKeepsItsTypeIndices) {
         case LpKind::kFlowNetwork:
           expected = 5;
           break;
-        case LpKind::kNvSwitch:  // at flow fidelity, the flow network of its node's NVLink traffic
-          expected = flow ? 5 : 2;
-          break;
         default:
           break;
       }

@@ -96,10 +96,7 @@ void cluster_round_trip(cluster::Fidelity fidelity) {
   Engine engine(model, map, config, MPI_COMM_SELF);
   ASSERT_GT(engine.run().total.committed, 0u);
   if (fidelity == cluster::Fidelity::kFlow) {
-    std::size_t in_flight = 0;  // over the fabric's and the NVSwitches' flow networks
-    for (std::uint32_t slot = 0; slot < model.flow_network().size(); ++slot)
-      in_flight += model.flow_network().state(slot).flows.size();
-    ASSERT_GT(in_flight, 0u) << "no flow in flight at the cut";
+    ASSERT_GT(model.flow_network().state(0).flows.size(), 0u) << "no flow in flight at the cut";
   }
   cluster::ClusterModel fresh(p, program);
   expect_round_trip(model, fresh);
