@@ -1,5 +1,5 @@
-// Loading and validating ExperimentSpec (experiment/spec/experiment.proto): text format or JSON in; the cluster
-// and job resolved (inline or from files relative to the experiment file), each validated by its own
+// Loading and validating ExperimentSpec (experiment/spec/experiment.proto): text format or JSON in; the
+// cluster and job resolved (inline or from files relative to the experiment file), each validated by its own
 // loader, then checked against each other. Errors are std::invalid_argument naming the field.
 #pragma once
 

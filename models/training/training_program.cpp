@@ -153,8 +153,8 @@ CollectiveOptions collective_options(const workload::Job& job) {
       throw std::invalid_argument("training.nccl_protocol: '" + protocol + "'");
   }
   // Reductions move at the rate of the GPU's memory-bound kernels (gpu-profiles.md: the HBM bandwidth times
-  // the profile's `memory` efficiency, with the job's overrides and scales). A job over several GPU types uses
-  // its reference profile (gpu_type) here: a simplification (docs/workload.md, mixed GPU generations).
+  // the profile's `memory` efficiency, with the job's overrides and scales). A job over several GPU types
+  // uses its reference profile (gpu_type) here: a simplification (docs/workload.md, mixed GPU generations).
   if (!t.free_reductions)
     o.reduce_bytes_per_s = job.compute().gpu().hbm_bytes_per_s * job.compute().params().memory_eff_max;
   return o;
