@@ -17,11 +17,10 @@
 #include "engine/kernel/engine.hpp"
 #include "experiment/fidelity.hpp"
 #include "experiment/spec/cluster_spec.hpp"
+#include "experiment/spec/experiment_spec.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
 #include "jobs/cli/usage_error.hpp"
-#include "experiment/spec/cluster_spec.hpp"
-#include "experiment/spec/experiment_spec.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collective_algorithms.hpp"
 #include "models/cluster/collectives.hpp"
@@ -190,22 +189,15 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
   std::vector<std::string> cost_lines;
   double total_wall = 0;
   std::uint64_t total_committed = 0, total_rolled_back = 0, sizes = 0;
-  // The model notes (channels, NCCL protocol) of each size: after the table with --verbose, like the run cost.
+  // The model notes (channels, NCCL protocol) of each size: after the table with --verbose, like the run
+  // cost.
   std::vector<std::string> model_lines;
   char line[512];
-  // NCCL's tuning model (nccl_tuning.hpp): the group's shape, the wire latency the model charges per hop
-  // (NVLink: GPU-NIC-NVSwitch-NIC-GPU; network: GPU-NIC-leaf-NIC-GPU), and the Simple protocol's bus
-  // bandwidth: one NIC per rank in a node once the group leaves the node, else NVLink.
-  cluster::NcclShape shape;
-  shape.ranks = group.count;
-  shape.nodes = static_cast<std::uint32_t>(group.last_gpu() / params.gpus_per_node -
-                                           group.first / params.gpus_per_node + 1);
-  shape.nvlink_step_wire_ps = 2 * params.injection_latency_ps + 2 * params.nvlink.latency_ps;
-  shape.net_step_wire_ps =
-      2 * params.injection_latency_ps + 2 * params.links[0].latency_ps + params.switch_latency_ps;
-  shape.simple_bus_bytes_per_s = shape.nodes > 1 ? static_cast<double>(group.count / shape.nodes) *
-                                                       params.links[0].bandwidth_gbps * 1e9 / 8
-                                                 : params.nvlink.bandwidth_gbps * 1e9 / 8;
+  // NCCL's tuning model (nccl_tuning.hpp): the group's ranks and nodes on the cluster's fabric.
+  const cluster::NcclShape shape =
+      cluster::nccl_shape(cluster::nccl_fabric(params), group.count,
+                          static_cast<std::uint32_t>(group.last_gpu() / params.gpus_per_node -
+                                                     group.first / params.gpus_per_node + 1));
   for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
     cluster::NcclCost cost;
     if (nccl_cost) cost = cluster::nccl_cost(*collective, algorithm->id, bytes, shape, protocol);
@@ -262,8 +254,8 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
                     static_cast<unsigned long long>(r.total.rolled_back), r.ranks);
       cost_lines.emplace_back(line);
       if (algorithm->id == cluster::Algorithm::kRing) {
-        std::snprintf(line, sizeof line, "# %llu bytes: %u channel(s)\n", static_cast<unsigned long long>(bytes),
-                      program->channels());
+        std::snprintf(line, sizeof line, "# %llu bytes: %u channel(s)\n",
+                      static_cast<unsigned long long>(bytes), program->channels());
         model_lines.emplace_back(line);
       }
       if (nccl_cost) {
@@ -277,7 +269,8 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
       }
       if (r.ranks > 1) {  // where parallel time goes: cross-rank traffic and rollbacks
         const auto& t = r.total;
-        std::snprintf(line, sizeof line,
+        std::snprintf(
+            line, sizeof line,
             "# %llu bytes: committed remote %.1f%%, %llu rollbacks, %llu anti-messages, %llu GVT rounds, "
             "%llu MPI messages, %llu throttle waits\n",
             static_cast<unsigned long long>(bytes),
@@ -296,11 +289,11 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
       for (const auto& l : model_lines) std::fputs(l.c_str(), stdout);
       for (const auto& l : cost_lines) std::fputs(l.c_str(), stdout);
     }
-    std::printf("# run cost: %llu sizes, wall %.3f s, %.0f committed events/s, %llu rolled back, %d ranks%s\n",
-                static_cast<unsigned long long>(sizes), total_wall,
-                total_wall > 0 ? static_cast<double>(total_committed) / total_wall : 0.0,
-                static_cast<unsigned long long>(total_rolled_back), ranks,
-                o.verbose ? "" : " (--verbose: per size)");
+    std::printf(
+        "# run cost: %llu sizes, wall %.3f s, %.0f committed events/s, %llu rolled back, %d ranks%s\n",
+        static_cast<unsigned long long>(sizes), total_wall,
+        total_wall > 0 ? static_cast<double>(total_committed) / total_wall : 0.0,
+        static_cast<unsigned long long>(total_rolled_back), ranks, o.verbose ? "" : " (--verbose: per size)");
     std::fflush(stdout);
   }
   return 0;
@@ -313,7 +306,8 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
   const int ranks = env.ranks;
   auto o = std::make_shared<CollectiveOptions>();
   CLI::App* cmd = app.add_subcommand("collective", "nccl-tests-like collective sweep on a simulated cluster");
-  cmd->add_option("--cluster", o->cluster, "cluster spec, or an experiment spec (its cluster); text format or JSON");
+  cmd->add_option("--cluster", o->cluster,
+                  "cluster spec, or an experiment spec (its cluster); text format or JSON");
   cmd->add_option("--op", o->op, "allreduce | allgather | reducescatter | alltoall | broadcast")
       ->capture_default_str();
   cmd->add_option("--algorithm,--algo", o->algo,

@@ -233,22 +233,6 @@ std::uint64_t message_bytes(double bytes) {
 }
 }  // namespace
 
-namespace {
-// Ops before a collective's schedule: [Delay, Wait] when NCCL's latency is charged.
-std::uint64_t nccl_prefix_ops(const workload::Op& op, const CollectiveOptions& options) {
-  return options.nccl && op.kind == OpKind::kCollective && op.group.size() > 1 ? 2 : 0;
-}
-// Whether each ring step of `op` has a reduce slot (a Delay on its reduce steps, a Wait on the others).
-bool has_reduce_slot(const workload::Op& op, const CollectiveOptions& options);
-}  // namespace
-
-SimTime reduce_step_ps(const workload::Op& op, const CollectiveOptions& options) {
-  if (!has_reduce_slot(op, options)) return 0;
-  // Two reads (the received slice, the local one) and one write of the step's slice.
-  const double bytes = 3.0 * static_cast<double>(share(op.comm_bytes, op.group.size()));
-  return static_cast<SimTime>(std::ceil(bytes / options.reduce_bytes_per_s * 1e12));
-}
-
 bool uses_tree(const workload::Op& op, const CollectiveOptions& options) {
   return options.dp_allreduce == cluster::Algorithm::kTree && op.kind == OpKind::kCollective &&
          op.collective == CollectiveKind::kAllReduce &&
@@ -257,12 +241,29 @@ bool uses_tree(const workload::Op& op, const CollectiveOptions& options) {
 }
 
 namespace {
+// Ops before a collective's schedule: [Delay, Wait] when NCCL's latency is charged.
+std::uint64_t nccl_prefix_ops(const workload::Op& op, const CollectiveOptions& options) {
+  return options.nccl && op.kind == OpKind::kCollective && op.group.size() > 1 ? 2 : 0;
+}
+// Whether each ring step of `op` has a reduce slot (a Delay on its reduce steps, a Wait on the others).
 bool has_reduce_slot(const workload::Op& op, const CollectiveOptions& options) {
   return options.reduce_bytes_per_s > 0 && op.kind == OpKind::kCollective && op.group.size() > 1 &&
          (op.collective == CollectiveKind::kAllReduce || op.collective == CollectiveKind::kReduceScatter) &&
          !uses_tree(op, options);
 }
+// `duration` on `sms - taken` of the GPU's `sms` SMs: sms / (sms - taken) times as long, rounded up.
+SimTime on_fewer_sms(SimTime duration, std::uint64_t sms, std::uint64_t taken) {
+  const std::uint64_t free = sms - taken;
+  return (duration * sms + free - 1) / free;
+}
 }  // namespace
+
+SimTime reduce_step_ps(const workload::Op& op, const CollectiveOptions& options) {
+  if (!has_reduce_slot(op, options)) return 0;
+  // Two reads (the received slice, the local one) and one write of the step's slice.
+  const double bytes = 3.0 * static_cast<double>(share(op.comm_bytes, op.group.size()));
+  return static_cast<SimTime>(std::ceil(bytes / options.reduce_bytes_per_s * 1e12));
+}
 
 std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targets, std::uint32_t disabled,
                              const CollectiveOptions& options) {
@@ -727,8 +728,7 @@ cluster::GpuOp TrainingProgram::tp_op(std::uint32_t gpu, const StageTable& t, co
   const auto chunk = [&](std::uint32_t j, bool slowed) {
     const SimTime d = op.fixed_duration_ps != 0 ? op.fixed_duration_ps : job_->compute(gpu).picoseconds(op);
     SimTime c = d * (j + 1) / o.chunks - d * j / o.chunks;
-    const std::uint64_t sms = gpu_sms(gpu);
-    if (slowed) c = (c * sms + (sms - tp_sms_) - 1) / (sms - tp_sms_);  // on sms - tp_sms SMs
+    if (slowed) c = on_fewer_sms(c, gpu_sms(gpu), tp_sms_);  // TE's SM margin
     return GpuOp::compute(c, op.flops / o.chunks, op.bytes / o.chunks);
   };
   switch (o.kind) {
@@ -768,8 +768,7 @@ SimTime TrainingProgram::contended_ps(std::uint32_t gpu, SimTime duration) const
   const std::uint32_t ctas = table(job_->stage_of(gpu)).comm_ctas;
   const std::uint32_t sms = gpu_sms(gpu);
   if (ctas == 0 || ctas >= sms) return duration;
-  const std::uint64_t free = sms - ctas;  // rounded up: sms / (sms - CTAs) times as long
-  return (duration * sms + free - 1) / free;
+  return on_fewer_sms(duration, sms, ctas);
 }
 
 std::optional<cluster::GpuOp> TrainingProgram::comm_op(std::uint32_t gpu, std::uint64_t index) const {
