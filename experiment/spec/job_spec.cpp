@@ -439,6 +439,11 @@ void validate_job_spec(const JobSpec& s) {
     fail("training.nccl_protocol",
          "must be \"auto\", \"ll\", \"ll128\", \"simple\" or \"none\" (got \"" + protocol + "\")");
   }
+  if (t.overlap_param_gather() && p.zero_stage() != 1 && p.zero_stage() != 2) {
+    fail("training.overlap_param_gather",
+         "needs parallelism.zero_stage 1 or 2 (got " + str(p.zero_stage()) +
+             "): only the distributed optimizer all-gathers its parameters after the optimizer step");
+  }
   if (algorithm != "tree" && t.dp_tree_chunk_bytes() != 0) {
     fail("training.dp_tree_chunk_bytes", "set but training.dp_allreduce_algorithm is not \"tree\"");
   }
@@ -526,6 +531,7 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   if (st.tp_comm_overlap_sms() != 0) t.tp_comm_overlap_sms = st.tp_comm_overlap_sms();
   if (!st.nccl_protocol().empty()) t.nccl_protocol = st.nccl_protocol();
   t.free_reductions = st.free_reductions();
+  t.overlap_param_gather = st.overlap_param_gather();
 
   p.compute_model = to_compute_model(s.compute_model());
   return p;

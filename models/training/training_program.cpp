@@ -13,6 +13,7 @@
 #include "models/cluster/ring_order.hpp"
 #include "models/training/tree_schedule.hpp"
 #include "models/workload/grad_buckets.hpp"
+#include "models/workload/param_gather.hpp"
 
 namespace warpsim::training {
 
@@ -490,6 +491,8 @@ bool tp_overlap_collective(const workload::Op& op, CollectiveKind kind) {
          op.collective == kind && !op.name.starts_with("pp_") && op.group.size() > 1;
 }
 constexpr std::uint64_t kNoReady = ~std::uint64_t{0};
+// A parameter all-gather item's ready op: the end of the previous step on stream 0 (none for step 0).
+constexpr std::uint64_t kStepBegin = kNoReady - 1;
 }  // namespace
 
 TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::uint32_t steps,
@@ -505,6 +508,7 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
   const auto& training = job_->params().training;
   overlap_ = training.overlap_grad_reduce;
   tp_overlap_ = training.tp_comm_overlap && job_->degrees().sequence_parallel;
+  param_overlap_ = training.overlap_param_gather && (job_->degrees().zero == 1 || job_->degrees().zero == 2);
   tp_splits_ = std::max<std::uint32_t>(1, training.tp_comm_overlap_splits);
   tp_sms_ = training.tp_comm_overlap_sms;
   // The fewest SMs of the job's GPUs (node groups of several types: each GPU's own count applies below).
@@ -541,6 +545,25 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
     // the first bucket's ready op on (the last micro-batches' backward), and stream 1 never holds a TP piece
     // behind a bucket.
     const std::uint64_t tp_until = ready.empty() ? per_step : *std::min_element(ready.begin(), ready.end());
+    // overlap_param_gather: each step-end all-gather bucket's consumer (the workload op it must precede),
+    // and which consumers wait (those a non-empty bucket needs). TP overlap starts after the last of them.
+    std::vector<std::uint64_t> needed;
+    std::vector<std::uint64_t> wait_ops;
+    if (param_overlap_) {
+      needed = workload::param_needed_ops(job_, stage);
+      std::size_t g = 0;
+      for (std::uint64_t k = tail; k < per_step; ++k) {
+        if (!workload::is_param_gather(job_->step_end_ops(stage)[k - tail])) continue;
+        if (expanded_count(prog.op(k), storage_targets_, disabled_, collectives_) != 0)
+          wait_ops.push_back(needed[g]);
+        ++g;
+      }
+      std::sort(wait_ops.begin(), wait_ops.end());
+      wait_ops.erase(std::unique(wait_ops.begin(), wait_ops.end()), wait_ops.end());
+    }
+    const std::uint64_t tp_after = wait_ops.empty() ? 0 : wait_ops.back() + 1;
+    const auto tp_allowed = [&](std::uint64_t k) { return wait_ops.empty() || k > tp_after; };
+    std::size_t gather = 0;
     // Stream 1's items before ordering, with what their ready op is: a workload op (gradient buckets; its
     // last expanded op), or a stream-0 position fixed below (TP pieces: `ready_at` = workload op, `sub`).
     struct Pending {
@@ -550,9 +573,26 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
                                                    // at_sub == kNoReady: the last op before `at_op`
     };
     std::vector<Pending> pending;
+    // Parameter all-gather items (stream 1's first), with the consumer each needs.
+    std::vector<std::pair<Pending, std::uint64_t>> gathers;
     for (std::uint64_t k = 0; k < per_step; ++k) {
       const workload::Op op = prog.op(k);
       std::uint64_t n = expanded_count(op, storage_targets_, disabled_, collectives_);
+      if (param_overlap_ && std::binary_search(wait_ops.begin(), wait_ops.end(), k)) {
+        t.param_waits.push_back({k, 0});  // item filled in below
+        t.prefix[k + 1] = t.prefix[k] + n + 1;
+        continue;
+      }
+      if (param_overlap_ && k >= tail && workload::is_param_gather(job_->step_end_ops(stage)[k - tail])) {
+        if (n != 0) {
+          Pending p;
+          p.item = {k, kStepBegin, 0, n};
+          gathers.emplace_back(p, needed[gather]);
+        }
+        ++gather;
+        t.prefix[k + 1] = t.prefix[k];  // nothing on stream 0
+        continue;
+      }
       if (overlap_ && k >= tail && workload::is_grad_reduce(job_->step_end_ops(stage)[k - tail])) {
         if (n != 0) {
           Pending p;
@@ -563,7 +603,7 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
         n = n != 0 ? 1 : 0;  // stream 0 keeps one WaitStream
         ++bucket;
       } else if (tp_overlap_ && n != 0 && tp_overlap_collective(op, CollectiveKind::kAllGather) &&
-                 k + 1 < per_step && k + 1 < tp_until) {
+                 k + 1 < per_step && k + 1 < tp_until && tp_allowed(k)) {
         const workload::Op gemm = prog.op(k + 1);
         const std::uint32_t chunks = op.group.size();
         if (tp_overlap_gemm(gemm) && ring_steps(op.collective, chunks) + 1 == chunks) {
@@ -581,7 +621,7 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
           continue;
         }
       } else if (tp_overlap_ && n != 0 && tp_overlap_collective(op, CollectiveKind::kReduceScatter) &&
-                 k > 0 && k < tp_until && tp_overlap_gemm(prog.op(k - 1)) &&
+                 k > 0 && k < tp_until && tp_allowed(k - 1) && tp_overlap_gemm(prog.op(k - 1)) &&
                  (t.tp.empty() || t.tp.back().workload_op != k - 1)) {
         // The GEMM before it (k - 1) was expanded as one op: redo its prefix entry as chunks.
         const bool forward = op.phase == workload::Phase::kForward;
@@ -617,12 +657,24 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
         p.item.ready_op = t.prefix[p.at_op] + p.at_sub;
       }
     }
+    // The gathers go first, in the order the forward needs them (stable: step-end order among equals).
+    std::stable_sort(gathers.begin(), gathers.end(),
+                     [](const auto& a, const auto& b) { return a.second < b.second; });
+    const std::size_t gather_items = gathers.size();
+    {
+      std::vector<Pending> all;
+      all.reserve(gathers.size() + pending.size());
+      for (auto& g : gathers) all.push_back(g.first);
+      for (TpOverride& o : t.tp) o.item += gather_items;
+      all.insert(all.end(), pending.begin(), pending.end());
+      pending = std::move(all);
+    }
     std::vector<std::size_t> order(pending.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     // kNoReady (an all-gather first in its step) sorts last but must go first: it waits for nothing.
     const auto key = [&](std::size_t i) {
       const std::uint64_t r = pending[i].item.ready_op;
-      return r == kNoReady ? std::uint64_t{0} : r + 1;
+      return r == kNoReady || r == kStepBegin ? std::uint64_t{0} : r + 1;
     };
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
@@ -635,6 +687,15 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
       t.comm.push_back(item);
     }
     for (TpOverride& o : t.tp) o.item = position[o.item];
+    // Each waiting forward op waits for the last gather (in stream order) that it is the consumer of.
+    for (ParamWait& w : t.param_waits) {
+      std::uint64_t last = kNoReady;
+      for (std::size_t g = 0; g < gather_items; ++g)
+        if (gathers[g].second == w.workload_op) last = position[g];
+      if (last == kNoReady)
+        throw std::logic_error("TrainingProgram: a parameter wait without its all-gather");
+      w.item = last;
+    }
     // NCCL launches one CTA per channel (src/enqueue.cc); the channel count follows the bucket's size.
     if (comm_max_channels != 0) {
       for (const CommBucket& b : t.comm) {
@@ -651,7 +712,8 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
     // Middle stages usually have identical tables: keep one copy.
     const auto same = std::find_if(tables_.begin(), tables_.end(), [&](const StageTable& o) {
       return o.prefix == t.prefix && o.checkpoint_ops == t.checkpoint_ops && o.comm == t.comm &&
-             o.comm_per_step == t.comm_per_step && o.comm_ctas == t.comm_ctas && o.tp == t.tp;
+             o.comm_per_step == t.comm_per_step && o.comm_ctas == t.comm_ctas && o.tp == t.tp &&
+             o.param_waits == t.param_waits;
     });
     stage_table_[stage] = static_cast<std::uint32_t>(same - tables_.begin());
     if (same == tables_.end()) tables_.push_back(std::move(t));
@@ -691,8 +753,9 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
   if (!src) return std::nullopt;
   const workload::GpuProgram prog(job_, gpu, steps_);
   const workload::Op op = prog.op(src->workload_index);
+  std::uint64_t sub = src->sub;
   if ((overlap_ && op.kind == OpKind::kCollective && op.phase == workload::Phase::kGradSync) ||
-      (tp_overlap_ && op.step < steps_)) {
+      ((tp_overlap_ || param_overlap_) && op.step < steps_)) {
     const StageTable& t = table(job_->stage_of(gpu));
     const std::uint64_t ops = t.prefix.size() - 1;
     const auto every = job_->params().training.checkpoint_interval_steps;
@@ -700,11 +763,25 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
     const std::uint64_t step_begin = step * ops + (every ? step / every : 0);
     if (src->workload_index >= step_begin && src->workload_index < step_begin + ops) {
       const std::uint64_t k = src->workload_index - step_begin;
+      if (param_overlap_ && !t.param_waits.empty() && k <= t.param_waits.back().workload_op) {
+        const auto w =
+            std::lower_bound(t.param_waits.begin(), t.param_waits.end(), k,
+                             [](const ParamWait& x, std::uint64_t v) { return x.workload_op < v; });
+        if (w != t.param_waits.end() && w->workload_op == k) {
+          // Sub-op 0: wait for the end of the last parameter all-gather this op needs; then the op itself.
+          if (sub == 0) {
+            const CommBucket& item = t.comm[w->item];
+            return GpuOp::wait_stream(step * t.comm_per_step + item.offset + item.count,
+                                      wait_label(CommClass::kData));
+          }
+          --sub;
+        }
+      }
       if (tp_overlap_) {
         const auto o =
             std::lower_bound(t.tp.begin(), t.tp.end(), k,
                              [](const TpOverride& x, std::uint64_t v) { return x.workload_op < v; });
-        if (o != t.tp.end() && o->workload_op == k) return tp_op(gpu, t, *o, op, step, src->sub);
+        if (o != t.tp.end() && o->workload_op == k) return tp_op(gpu, t, *o, op, step, sub);
       }
       if (overlap_ && op.kind == OpKind::kCollective && op.phase == workload::Phase::kGradSync) {
         const auto it = std::find_if(t.comm.begin(), t.comm.end(),
@@ -716,7 +793,7 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
       }
     }
   }
-  return expand(op, gpu, src->sub, job_->compute(gpu), storage_targets_, collectives_);
+  return expand(op, gpu, sub, job_->compute(gpu), storage_targets_, collectives_);
 }
 
 cluster::GpuOp TrainingProgram::tp_op(std::uint32_t gpu, const StageTable& t, const TpOverride& o,
@@ -785,6 +862,10 @@ std::optional<cluster::GpuOp> TrainingProgram::comm_op(std::uint32_t gpu, std::u
   const std::uint64_t sub = local - it->offset;
   if (sub == 0) {
     if (it->ready_op == kNoReady) return GpuOp::wait();  // first in its step: nothing to wait for
+    if (it->ready_op == kStepBegin) {  // a parameter all-gather: after the previous step on stream 0
+      return step == 0 ? GpuOp::wait()
+                       : GpuOp::wait_stream(step_start(t, static_cast<std::uint32_t>(step)) - 1);
+    }
     return GpuOp::wait_stream(step_start(t, static_cast<std::uint32_t>(step)) + it->ready_op);
   }
   const std::uint64_t ops = t.prefix.size() - 1;

@@ -41,6 +41,13 @@
 // piece queued behind a gradient bucket would wait for its whole reduce: with overlap_grad_reduce, the TP
 // collectives from the first bucket's ready op on (the last micro-batches' backward) stay on stream 0,
 // unoverlapped (pessimistic there).
+// With training.overlap_param_gather (ZeRO-1/2), the step-end parameter all-gather buckets move to stream 1
+// at the START of the step, in the order the first micro-batch's forward needs them (param_gather.hpp): the
+// gathers of step s (which stand for those dispatched after step s-1's optimizer, Megatron-Core's
+// --overlap-param-gather) wait for stream 0 to finish step s-1, and expand into nothing on stream 0, where
+// the first forward op of each layer that a bucket's first byte belongs to gets a WaitStream for the end of
+// that bucket first. TP collectives up to the last such op stay on stream 0 (they would queue behind the
+// gathers on the one communication stream).
 // So op i of GPU g stays a pure function of (g, i): a per-stage prefix table of expanded op counts over one
 // step (stages with identical tables share one) locates the workload op, whose expansion is arithmetic.
 // Memory is O(ops per step x distinct stage shapes), independent of the number of GPUs. GPUs beyond the
@@ -164,7 +171,7 @@ class TrainingProgram final : public cluster::GpuProgram {
                   std::uint32_t storage_targets, std::uint32_t disabled = 0, std::uint32_t gpus_per_node = 0,
                   const cluster::NcclFabric& fabric = {});
   std::optional<cluster::GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
-  bool has_comm_stream() const override { return overlap_ || tp_overlap_; }
+  bool has_comm_stream() const override { return overlap_ || tp_overlap_ || param_overlap_; }
   SimTime contended_ps(std::uint32_t gpu, SimTime duration) const override;
   // TP pieces' SMs are charged in their GEMM chunks' durations: only gradient buckets contend.
   bool comm_contends(std::uint32_t gpu, std::uint64_t comm_pc) const override;
@@ -209,13 +216,21 @@ class TrainingProgram final : public cluster::GpuProgram {
     std::uint64_t item = 0;         // the all-gather's item, or the last reduce-scatter piece's
     bool operator==(const TpOverride&) const = default;
   };
+  // overlap_param_gather: a first-micro-batch forward op that first waits (its sub-op 0, a WaitStream) for
+  // the end of a parameter all-gather item on stream 1, the last one it needs.
+  struct ParamWait {
+    std::uint64_t workload_op = 0;  // index within the step
+    std::uint64_t item = 0;         // index into StageTable::comm
+    bool operator==(const ParamWait&) const = default;
+  };
   struct StageTable {
-    std::vector<std::uint64_t> prefix;  // prefix[k] = expanded ops of the step's workload ops [0, k)
-    std::uint64_t checkpoint_ops = 0;   // expanded ops of the checkpoint write
-    std::vector<CommBucket> comm;       // stream 1's items, in order
-    std::uint64_t comm_per_step = 0;    // stream 1's ops per step
-    std::uint32_t comm_ctas = 0;        // NCCL CTAs of stream 1's gradient buckets (the largest bucket's)
-    std::vector<TpOverride> tp;         // tp_comm_overlap's rewritten ops, by workload op
+    std::vector<std::uint64_t> prefix;   // prefix[k] = expanded ops of the step's workload ops [0, k)
+    std::uint64_t checkpoint_ops = 0;    // expanded ops of the checkpoint write
+    std::vector<CommBucket> comm;        // stream 1's items, in order
+    std::uint64_t comm_per_step = 0;     // stream 1's ops per step
+    std::uint32_t comm_ctas = 0;         // NCCL CTAs of stream 1's gradient buckets (the largest bucket's)
+    std::vector<TpOverride> tp;          // tp_comm_overlap's rewritten ops, by workload op
+    std::vector<ParamWait> param_waits;  // overlap_param_gather's waiting forward ops, by workload op
   };
   // The stream-0 op `sub` of an op tp_comm_overlap rewrites.
   cluster::GpuOp tp_op(std::uint32_t gpu, const StageTable& t, const TpOverride& o, const workload::Op& op,
@@ -231,8 +246,9 @@ class TrainingProgram final : public cluster::GpuProgram {
   std::uint32_t steps_;
   std::uint32_t storage_targets_;
   std::uint32_t disabled_;
-  bool overlap_ = false;     // training.overlap_grad_reduce
-  bool tp_overlap_ = false;  // training.tp_comm_overlap (with sequence parallelism)
+  bool overlap_ = false;        // training.overlap_grad_reduce
+  bool tp_overlap_ = false;     // training.tp_comm_overlap (with sequence parallelism)
+  bool param_overlap_ = false;  // training.overlap_param_gather
   std::uint32_t tp_splits_ = 4, tp_sms_ = 16;
   std::uint32_t sms_ = 0;  // the GPU's streaming multiprocessors (the fewest, several GPU types)
   CollectiveOptions collectives_;

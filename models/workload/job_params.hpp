@@ -136,6 +136,9 @@ struct TrainingParams {
   // The HBM traffic of reductions (two reads and a write per reduced slice) is not charged (default false:
   // charged at the GPU's memory-bound kernel rate).
   bool free_reductions = false;
+  // Overlap the ZeRO-1/2 parameter all-gathers with the next step's forward (param_gather.hpp): off by
+  // default, as Megatron-Core's --overlap-param-gather.
+  bool overlap_param_gather = false;
 };
 
 // Compute-time model overrides (compute_model.hpp); unset = the EfficiencyParams the Job is given.

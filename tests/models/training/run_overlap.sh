@@ -50,6 +50,32 @@ awk -v off="$t_off" -v on="$t_on" -v r="$r" -v c="$c" -v m="$m" -v x="$exposed_o
   printf "ok 20 MB buckets: step %s -> %s s, saved %.6f s <= min(R %s, C/m %.6f); compute %s -> %s s\n", off, on, saved, r, c / m, c, con
 }' || exit 1
 
+# training.overlap_param_gather (ZeRO-1): the parameter all-gathers run from the step's start and each layer's
+# first forward waits for its bucket. One bucket: the first forward waits for all of it, which is the plain
+# run's step-end gather moved to the front: the same step. 20 MB buckets: shorter, by no more than the plain
+# run's exposed DP time R and no more than the first micro-batch's forward (< C/m): 0 < T_off - T_on <= min(R, C/m).
+pg_variant() {  # pg_variant BUCKET_BYTES OVERLAP -> a dp2 ZeRO-1 spec
+  local f="$tmp/pg-$1-$2.textproto"
+  sed "s/    grad_bucket_bytes: 20000000/    grad_bucket_bytes: $1\n    overlap_param_gather: $2/; s/data_parallel: 2 }/data_parallel: 2 zero_stage: 1 }/" \
+    "$here/dp2.textproto" >"$f"
+  echo "$f"
+}
+pg_off=$(run1 "$(pg_variant 0 false)")
+pg_on=$(run1 "$(pg_variant 0 true)")
+[[ $(value "step seconds" "$pg_on") == "$(value "step seconds" "$pg_off")" ]] ||
+  fail "param gather, one bucket: overlapped step $(value "step seconds" "$pg_on") != plain $(value "step seconds" "$pg_off")"
+echo "ok param gather, one bucket: the overlapped step equals the plain one ($(value "step seconds" "$pg_on") s)"
+pg_off=$(run1 "$(pg_variant 20000000 false)")
+pg_on=$(run1 "$(pg_variant 20000000 true)")
+awk -v off="$(value "step seconds" "$pg_off")" -v on="$(value "step seconds" "$pg_on")" \
+  -v r="$(value "blocked on data seconds" "$pg_off")" -v c="$(value "compute seconds" "$pg_off")" \
+  -v m="$(value "microbatches per step" "$pg_off")" 'BEGIN {
+  saved = off - on; bound = (r < c / m) ? r : c / m;
+  if (!(saved > 0)) { print "FAIL: param gather overlap saved nothing: " off " -> " on; exit 1 }
+  if (saved > bound + 3e-6) { print "FAIL: param gather saved " saved " s > min(R, C/m) = " bound " s"; exit 1 }
+  printf "ok param gather, 20 MB buckets: step %s -> %s s, saved %.6f s <= min(R %s, C/m %.6f)\n", off, on, saved, r, c / m
+}' || exit 1
+
 same_results() {
   local a=$1 b=$2 g
   for g in /series /components /summary; do
@@ -57,7 +83,7 @@ same_results() {
   done
 }
 # small_tp_overlap.textproto adds tp_comm_overlap: TP pieces share the communication stream with the buckets.
-for SPEC in $here/small_overlap.textproto $here/small_tp_overlap.textproto; do
+for SPEC in $here/small_overlap.textproto $here/small_tp_overlap.textproto $here/small_param_gather.textproto; do
   ref=$(run_np 1 run "$SPEC" --sync sequential --progress-seconds 0 --output "$tmp/seq.h5" --overwrite)
   for np in 1 2 4; do
     out=$(run_np "$np" run "$SPEC" --sync optimistic --progress-seconds 0 --output "$tmp/run.h5" --overwrite \
