@@ -39,7 +39,8 @@ struct JobFigures {
 // The fabric's shared links (switch ports beyond the NICs, NVSwitches excluded), reduced over the ranks.
 // Leaf up ports are the fat tree's oversubscribed tier: where two jobs' cross-leaf traffic meets.
 struct FabricFigures {
-  std::uint64_t leaf_up_busy_ps = 0, leaf_up_ports = 0, upper_busy_ps = 0, upper_ports = 0, max_port_busy_ps = 0;
+  std::uint64_t leaf_up_busy_ps = 0, leaf_up_ports = 0, upper_busy_ps = 0, upper_ports = 0,
+                max_port_busy_ps = 0;
   std::uint64_t switch_bytes = 0;
 };
 
@@ -222,8 +223,8 @@ RunOutcome run_cluster_jobs(const spec::ExperimentSpec& exp, const RunRequest& r
                                           s.jobs[j].estimate.step_seconds * s.steps);
   const auto output = RunOutput::prepare(
       request.output, exp, resolve_sample_interval(request.given.sample_interval_ns, sim),
-      {std::string(to_string(config.sync)), settings.options.partition, settings.options.seed, ranks}, estimate_s,
-      config.end_time, comm);
+      {std::string(to_string(config.sync)), settings.options.partition, settings.options.seed, ranks},
+      estimate_s, config.end_time, comm);
   const JobsSimulated main = simulate_jobs(s, config, *map, comm, output ? &output->recorder() : nullptr);
 
   // Per job (every rank alike, for the HDF5 groups): step = (last GPU's finish - start) / steps.
@@ -284,16 +285,15 @@ RunOutcome run_cluster_jobs(const spec::ExperimentSpec& exp, const RunRequest& r
   if (fabric_simulated) {
     report.add("fabric leaf uplink utilization", util(fab.leaf_up_busy_ps, fab.leaf_up_ports), 4);
     report.add("fabric upper tier port utilization", util(fab.upper_busy_ps, fab.upper_ports), 4);
-    report.add("fabric busiest port utilization", span > 0 ? static_cast<double>(fab.max_port_busy_ps) / span : 0.0,
-               4);
+    report.add("fabric busiest port utilization",
+               span > 0 ? static_cast<double>(fab.max_port_busy_ps) / span : 0.0, 4);
     report.add("fabric bytes per step", static_cast<double>(fab.switch_bytes) / s.steps, 0);
     if (output) {
       output->add_result_group(
-          "jobs/fabric",
-          {{"leaf_uplink_utilization", util(fab.leaf_up_busy_ps, fab.leaf_up_ports), "fraction"},
-           {"upper_tier_port_utilization", util(fab.upper_busy_ps, fab.upper_ports), "fraction"},
-           {"busiest_port_utilization", span > 0 ? static_cast<double>(fab.max_port_busy_ps) / span : 0.0,
-            "fraction"}});
+          "fabric", {{"leaf_uplink_utilization", util(fab.leaf_up_busy_ps, fab.leaf_up_ports), "fraction"},
+                     {"upper_tier_port_utilization", util(fab.upper_busy_ps, fab.upper_ports), "fraction"},
+                     {"busiest_port_utilization",
+                      span > 0 ? static_cast<double>(fab.max_port_busy_ps) / span : 0.0, "fraction"}});
     }
   }
   if (rank != 0) {

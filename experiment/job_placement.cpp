@@ -11,7 +11,8 @@ namespace warpsim::experiment {
 namespace {
 
 [[noreturn]] void fail(int index, const std::string& field, const std::string& message) {
-  throw std::invalid_argument("experiment spec: jobs[" + std::to_string(index) + "]." + field + ": " + message);
+  throw std::invalid_argument("experiment spec: jobs[" + std::to_string(index) + "]." + field + ": " +
+                              message);
 }
 
 bool node_free(const std::vector<bool>& used, std::uint32_t node, std::uint32_t per_node) {
@@ -21,8 +22,8 @@ bool node_free(const std::vector<bool>& used, std::uint32_t node, std::uint32_t 
 }
 
 // The free nodes of [first, last) in node order.
-std::vector<std::uint32_t> free_nodes(const std::vector<bool>& used, std::uint32_t per_node, std::uint32_t first,
-                                      std::uint32_t last) {
+std::vector<std::uint32_t> free_nodes(const std::vector<bool>& used, std::uint32_t per_node,
+                                      std::uint32_t first, std::uint32_t last) {
   std::vector<std::uint32_t> out;
   for (std::uint32_t n = first; n < last; ++n)
     if (node_free(used, n, per_node)) out.push_back(n);
@@ -104,8 +105,9 @@ std::vector<std::uint32_t> place_job(const cluster::ClusterParams& params, const
       const std::uint32_t g = request.listed[r];
       if (g >= used.size()) fail(index, "gpus", "GPU " + std::to_string(g) + " is beyond the cluster");
       if (used[g])
-        fail(index, "gpus", "GPU " + std::to_string(g) + " (rank " + std::to_string(r) +
-                                ") is already taken by an earlier job");
+        fail(index, "gpus",
+             "GPU " + std::to_string(g) + " (rank " + std::to_string(r) +
+                 ") is already taken by an earlier job");
     }
     for (const std::uint32_t g : request.listed) used[g] = true;
     return request.listed;
@@ -124,9 +126,10 @@ std::vector<std::uint32_t> place_job(const cluster::ClusterParams& params, const
   if (nodes.empty()) {
     const auto free = free_nodes(used, per_node, 0, params.nodes).size();
     fail(index, "placement",
-         request.policy + ": the job needs " + std::to_string(need) + (request.policy == "packed" ? " consecutive" : "") +
-             " whole free nodes (" + std::to_string(request.gpus) + " GPUs) but " + std::to_string(free) +
-             " of the cluster's " + std::to_string(params.nodes) + " nodes are free");
+         request.policy + ": the job needs " + std::to_string(need) +
+             (request.policy == "packed" ? " consecutive" : "") + " whole free nodes (" +
+             std::to_string(request.gpus) + " GPUs) but " + std::to_string(free) + " of the cluster's " +
+             std::to_string(params.nodes) + " nodes are free");
   }
   std::vector<std::uint32_t> gpus(request.gpus);
   for (std::uint32_t r = 0; r < request.gpus; ++r) gpus[r] = nodes[r / per_node] * per_node + r % per_node;

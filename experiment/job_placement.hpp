@@ -14,9 +14,9 @@
 namespace warpsim::experiment {
 
 struct PlacementRequest {
-  std::string policy;                  // packed | spread | topology | explicit
-  std::uint32_t gpus = 0;              // the job's world size
-  std::vector<std::uint32_t> listed;   // explicit: rank -> GPU
+  std::string policy;                 // packed | spread | topology | explicit
+  std::uint32_t gpus = 0;             // the job's world size
+  std::vector<std::uint32_t> listed;  // explicit: rank -> GPU
 };
 
 // The nodes a leaf group (all rails of one set of leaves) serves: the fat tree's leaf down ports; 1 for a

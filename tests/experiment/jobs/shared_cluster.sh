@@ -44,3 +44,7 @@ expect gpus_without_explicit 'jobs\[1\].gpus' 's/name: "b" job_file: "job_tiny.t
 expect duplicate_name 'jobs\[1\].name' 's/name: "b"/name: "a"/'
 expect negative_start 'jobs\[1\].start_time_s' 's/name: "b" job_file: "job_tiny.textproto"/name: "b" job_file: "job_tiny.textproto" start_time_s: -1/'
 expect job_and_jobs 'jobs' 's/^simulation/job_file: "job_tiny.textproto"\nsimulation/'
+# Sweeps vary a job's placement through the repeated field's index (jobs.1.placement).
+rows=$("$WARPSIM" sweep "$DIR/placement_sweep.textproto" --out "$TMP/sweep" --list | grep -c 'jobs.1.placement=')
+[[ $rows -eq 3 ]] || { echo "FAIL: the placement sweep lists $rows experiments, expected 3"; exit 1; }
+echo "ok placement sweep: 3 experiments"

@@ -21,7 +21,7 @@ for np in 1 2 4; do
     exit 1
   fi
   groups="/series /components /summary"
-  h5ls "$TMP/seq.h5" | grep -q '^jobs ' && groups="$groups /jobs"  # several jobs: their per-job groups
+  h5ls "$TMP/seq.h5" | grep -q '^jobs ' && groups="$groups /jobs /fabric"  # several jobs: per-job groups, fabric
   for g in $groups; do
     h5diff "$TMP/seq.h5" "$TMP/opt.h5" "$g" "$g" >/dev/null || { echo "FAIL: np=$np HDF5 $g differs"; exit 1; }
   done
