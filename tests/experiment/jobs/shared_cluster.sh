@@ -33,6 +33,15 @@ for case in nonblocking oversubscribed; do
   echo "ok $case"
 done
 
+# A later start: job b starting at 50 ms on its own half ends at 50 ms + its 2 steps, with the same step.
+sed 's/jobs { name: "b" job_file: "job_tiny.textproto" placement: "packed" }/jobs { name: "b" job_file: "job_tiny.textproto" placement: "packed" start_time_s: 0.05 }/' \
+  "$DIR/two_jobs_nonblocking.textproto" >"$TMP/late.textproto"
+late=$(run "$TMP/late.textproto")
+awk -v a="$(key "job a step seconds" <<<"$late")" -v b="$(key "job b step seconds" <<<"$late")" \
+  -v m="$(key "makespan seconds" <<<"$late")" 'BEGIN {
+    if (a != b || (m - (0.05 + 2 * b)) ^ 2 > 1e-11) { print "FAIL: late start: a " a " b " b " makespan " m; exit 1 } }'
+echo "ok late start: makespan $(key "makespan seconds" <<<"$late") s"
+
 SPEC="$DIR/two_jobs_nonblocking.textproto"
 source "$DIR/../../jobs/cli/expect_spec_error.sh"
 expect unknown_policy 'jobs\[1\].placement' 's/name: "b" job_file: "job_tiny.textproto" placement: "packed"/name: "b" job_file: "job_tiny.textproto" placement: "scattered"/'
