@@ -212,6 +212,7 @@ void RunOutput::write(io::KeyValueReport* report, MPI_Comm comm) {
                {"partition", facts_.partition}};
   meta.integers = {{"ranks", facts_.ranks}, {"seed", facts_.seed}};
   meta.reals = {{"sample_interval_ns", static_cast<double>(recorder_.interval()) / kPicosPerNano}};
+  meta.result_groups = result_groups_;
   std::vector<io::SummaryValue> summary;
   std::set<std::string> meta_names;  // a report key that repeats a /meta attribute is not written twice
   for (const auto& kv : meta.text) meta_names.insert(kv.first);

@@ -12,6 +12,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/series_recorder.hpp"
 #include "experiment/settings.hpp"
@@ -56,6 +58,11 @@ class RunOutput {
   // energy series (models/energy/power_series.hpp) and their /summary totals; writes the file (temporary
   // name, then rename) and adds the "output ..." keys to rank 0's report.
   void write(io::KeyValueReport* report, MPI_Comm comm);
+  // A group of result scalars beside /summary ("jobs/<name>", io::RunMetadata::result_groups), written by
+  // write(); every rank adds the same groups (write is collective).
+  void add_result_group(std::string path, std::vector<io::SummaryValue> values) {
+    result_groups_.emplace_back(std::move(path), std::move(values));
+  }
 
  private:
   RunOutput(const RunOutputOptions& options, SimTime interval, SimTime end_time)
@@ -67,6 +74,7 @@ class RunOutput {
   bool automatic_ = false;                    // the interval was not given: it may widen at the end
   std::optional<energy::PowerParams> power_;  // the run's power model, when the spec has a cost section
   RunFacts facts_;
+  std::vector<std::pair<std::string, std::vector<io::SummaryValue>>> result_groups_;
 };
 
 // The automatic interval: `seconds` / 100 rounded up to 1, 2 or 5 x 10^k ns (>= 1 ns), so 40-100 samples

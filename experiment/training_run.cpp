@@ -14,6 +14,7 @@
 #include "engine/checkpoint_io.hpp"
 #include "engine/hash.hpp"
 #include "engine/kernel/engine.hpp"
+#include "experiment/cluster_jobs_run.hpp"
 #include "experiment/engine_report.hpp"
 #include "experiment/memory_report.hpp"
 #include "experiment/run_economics.hpp"
@@ -111,6 +112,7 @@ RunOutcome run_training(const RunRequest& request, MPI_Comm comm) {
 
 RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& request, MPI_Comm comm) {
   if (exp.job_source_case() == spec::ExperimentSpec::kChakraTrace) return run_trace(exp, request, comm);
+  if (exp.jobs_size() > 0) return run_cluster_jobs(exp, request, comm);  // several jobs on one cluster
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);

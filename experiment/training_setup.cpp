@@ -17,6 +17,11 @@ std::shared_ptr<const workload::Job> build_job(const spec::ExperimentSpec& exp) 
         "experiment spec: chakra_trace: this command needs a training job; Chakra traces replay with "
         "`warpsim run`");
   }
+  if (exp.jobs_size() > 0) {
+    throw std::invalid_argument(
+        "experiment spec: jobs: this command needs a single job; several jobs on one cluster run with "
+        "`warpsim run`");
+  }
   // The GPU profile is checked by the workload model, which owns the profiles.
   try {
     workload::JobParams params = spec::to_job_params(exp.job());

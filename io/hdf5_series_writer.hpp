@@ -18,18 +18,21 @@ namespace warpsim::io {
 
 // /meta attributes: what describes the run but may legitimately differ between equivalent runs (rank count,
 // sync mode, wall time). Every rank must pass identical values.
-struct RunMetadata {
-  std::vector<std::pair<std::string, std::string>> text;
-  std::vector<std::pair<std::string, std::int64_t>> integers;
-  std::vector<std::pair<std::string, double>> reals;
-};
-
 // /summary scalars: the run's key results. Only values that are identical whatever the rank count, sync
 // mode and partition belong here (files of equivalent runs compare equal on /series, /components, /summary).
 struct SummaryValue {
   std::string name;
   double value = 0;
   std::string unit;
+};
+
+struct RunMetadata {
+  std::vector<std::pair<std::string, std::string>> text;
+  std::vector<std::pair<std::string, std::int64_t>> integers;
+  std::vector<std::pair<std::string, double>> reals;
+  // More groups of result scalars like /summary's, each at its path from the root ("jobs/<name>": a shared
+  // cluster's per-job results); parent groups are made as needed. Rank-count independent, like /summary.
+  std::vector<std::pair<std::string, std::vector<SummaryValue>>> result_groups;
 };
 
 // Where the series go when several ranks write: one file written collectively through MPI-IO, or one file

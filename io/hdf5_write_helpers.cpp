@@ -145,17 +145,29 @@ h5::Handle write_head(hid_t file, const SeriesRecorder& recorder, const RunMetad
     for (const auto& [k, v] : meta.integers) write_scalar_attribute(g, k, H5T_NATIVE_INT64, v);
     for (const auto& [k, v] : meta.reals) write_scalar_attribute(g, k, H5T_NATIVE_DOUBLE, v);
   }
-  {
-    h5::Handle g = make_group(file, "summary");
-    for (const SummaryValue& s : summary) {
+  const auto write_scalars = [dxpl](hid_t g, const std::string& path, const std::vector<SummaryValue>& values) {
+    for (const SummaryValue& s : values) {
       h5::Handle space = h5::space(H5Screate(H5S_SCALAR), "scalar space");
       h5::Handle ds = h5::dataset(
           H5Dcreate2(g, s.name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-          "creating /summary/" + s.name);
+          "creating /" + path + "/" + s.name);
       // Every rank passes the same value; a collective write of a scalar is fine.
       h5::check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, dxpl, &s.value),
-                "writing /summary/" + s.name);
+                "writing /" + path + "/" + s.name);
       write_text_attribute(ds, "unit", s.unit);
+    }
+  };
+  {
+    h5::Handle g = make_group(file, "summary");
+    write_scalars(g, "summary", summary);
+  }
+  if (!meta.result_groups.empty()) {
+    h5::Handle lcpl = h5::plist(H5Pcreate(H5P_LINK_CREATE), "link creation list");
+    h5::check(H5Pset_create_intermediate_group(lcpl, 1), "intermediate groups");
+    for (const auto& [path, values] : meta.result_groups) {
+      h5::Handle g = h5::group(H5Gcreate2(file, path.c_str(), lcpl, H5P_DEFAULT, H5P_DEFAULT),
+                               "creating group " + path);
+      write_scalars(g, path, values);
     }
   }
 

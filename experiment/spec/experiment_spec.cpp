@@ -13,6 +13,7 @@
 
 #include "engine/kernel/engine_config.hpp"
 #include "experiment/fidelity.hpp"
+#include "experiment/spec/cluster_jobs_spec.hpp"
 #include "experiment/spec/cluster_spec.hpp"
 #include "experiment/spec/job_spec.hpp"
 
@@ -104,6 +105,7 @@ ExperimentSpec load_experiment_spec(const std::string& path) {
   if (spec.job_source_case() == ExperimentSpec::kChakraTrace && !spec.chakra_trace().folder().empty()) {
     spec.mutable_chakra_trace()->set_folder(resolve(base, spec.chakra_trace().folder()));
   }
+  resolve_cluster_jobs(spec, base);
   return validated(std::move(spec));
 }
 
@@ -155,8 +157,9 @@ ExperimentSpec validated(ExperimentSpec spec) {
   if (spec.cluster_source_case() != ExperimentSpec::kCluster)
     fail("cluster", "required (cluster or cluster_file)");
   const bool trace = spec.job_source_case() == ExperimentSpec::kChakraTrace;
-  if (spec.job_source_case() != ExperimentSpec::kJob && !trace)
-    fail("job", "required (job, job_file or chakra_trace)");
+  const bool shared = spec.jobs_size() > 0;  // several jobs (cluster_jobs_spec.hpp)
+  if (spec.job_source_case() != ExperimentSpec::kJob && !trace && !shared)
+    fail("job", "required (job, job_file, chakra_trace or jobs)");
   // simulation.fidelity and cluster.network.fidelity name one thing: experiment/fidelity.hpp's rule picks
   // it, and both fields hold the result, so that whatever reads either sees the same.
   const experiment::FidelityChoice fidelity =
@@ -165,7 +168,9 @@ ExperimentSpec validated(ExperimentSpec spec) {
   spec.mutable_simulation()->set_fidelity(std::string(experiment::to_string(fidelity.fidelity)));
   spec.mutable_cluster()->mutable_network()->set_fidelity(spec.simulation().fidelity());
   *spec.mutable_cluster() = nested("cluster", [&] { return spec::validated(spec.cluster()); });
-  if (trace) {
+  if (shared) {
+    validate_cluster_jobs(spec);
+  } else if (trace) {
     validate_chakra_trace(spec);
   } else {
     *spec.mutable_job() = nested("job", [&] {
@@ -185,7 +190,7 @@ ExperimentSpec validated(ExperimentSpec spec) {
   if (!(sim.end_time_s() > 0) || !std::isfinite(sim.end_time_s()) || sim.end_time_s() > 1e7) {
     fail("simulation.end_time_s", "must be in (0, 1e7] seconds");
   }
-  if (trace) return spec;
+  if (trace || shared) return spec;
   const std::uint64_t cluster_gpus =
       std::uint64_t{spec.cluster().nodes()} * spec.cluster().scale_up().gpus_per_node();
   const std::uint64_t world = world_size(spec.job());
@@ -228,6 +233,8 @@ JobSpec load_job_of_spec(const std::string& path, ClusterSpec* cluster) {
       const ExperimentSpec exp = load_experiment_spec(path);
       if (exp.job_source_case() == ExperimentSpec::kChakraTrace)
         fail("chakra_trace", "this command needs a training job; Chakra traces replay with `warpsim run`");
+      if (exp.jobs_size() > 0)
+        fail("jobs", "this command needs a single job; several jobs on one cluster run with `warpsim run`");
       if (cluster != nullptr) *cluster = exp.cluster();
       return exp.job();
     }

@@ -1,5 +1,6 @@
 // SweepSpec loading and expansion (see sweep_spec.hpp).
 #include "experiment/spec/sweep_spec.hpp"
+#include "experiment/spec/cluster_jobs_spec.hpp"
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
@@ -295,6 +296,7 @@ Sweep load_sweep(const std::string& path) {
       *base.mutable_cluster() = load_cluster_spec(resolve(base_folder, base.cluster_file()));
     if (base.job_source_case() == ExperimentSpec::kJobFile)
       *base.mutable_job() = load_job_spec(resolve(base_folder, base.job_file()));
+    resolve_cluster_jobs(base, base_folder);  // several jobs: each jobs[i].job_file
   } catch (const std::invalid_argument& e) {
     fail(std::string("base: ") + e.what());
   }

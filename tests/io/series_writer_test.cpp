@@ -62,7 +62,7 @@ TEST(SeriesWriter, GaugesAndCountersLandInGlobalIdOrderOnAnyRankCount) {
   r.finish();
   const std::string path = shared_temp_path("series.h5");
   io::check_output_path(path, false, "--output", MPI_COMM_WORLD);
-  io::write_series_file(path, r, io::RunMetadata{{{"model", "test"}}, {{"ranks", ranks}}, {}},
+  io::write_series_file(path, r, io::RunMetadata{{{"model", "test"}}, {{"ranks", ranks}}, {}, {}},
                         {io::SummaryValue{"answer", 42, "units"}}, MPI_COMM_WORLD);
   ASSERT_TRUE(std::filesystem::exists(path));
   ASSERT_FALSE(std::filesystem::exists(path + ".partial"));
