@@ -24,12 +24,6 @@ namespace warpsim::experiment {
 
 namespace {
 
-std::string hex(std::uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // One job's GPU figures, reduced over the ranks.
 struct JobFigures {
   std::uint64_t max_finish_ps = 0, sum_busy_ps = 0, sum_bytes = 0, not_done = 0;
@@ -304,7 +298,7 @@ RunOutcome run_cluster_jobs(const spec::ExperimentSpec& exp, const RunRequest& r
   report.add("partition", partition_label(settings.options.partition, request.partition_map));
   report.add("lps", main.lps);
   add_engine_report(report, main.run);
-  report.add("state digest", hex(main.run.state_digest));
+  report.add("state digest", hex_digest(main.run.state_digest));
   if (output) output->write(&report, comm);
   return outcome;
 }

@@ -1,6 +1,8 @@
 // The engine keys of a run report (see engine_report.hpp).
 #include "experiment/engine_report.hpp"
 
+#include <cstdio>
+
 namespace warpsim::experiment {
 
 void add_engine_report(io::KeyValueReport& report, const RunResult& result) {
@@ -29,6 +31,12 @@ void add_engine_report(io::KeyValueReport& report, const RunResult& result) {
   report.add("peak rss bytes total", result.peak_rss_bytes_sum);
   // CPU time / wall time of the rank that got least of a CPU: well below 1 on a shared node.
   report.add("cpu share min", result.cpu_share_min, 3);
+}
+
+std::string hex_digest(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
 }
 
 }  // namespace warpsim::experiment

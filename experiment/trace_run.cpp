@@ -29,12 +29,6 @@ namespace fs = std::filesystem;
   throw std::invalid_argument("experiment spec: chakra_trace." + field + ": " + what);
 }
 
-std::string hex(std::uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // "<prefix>.<rank>.et" -> (prefix, rank); nullopt for other names.
 std::optional<std::pair<std::string, std::uint32_t>> split_name(const std::string& name) {
   if (!name.ends_with(".et")) return std::nullopt;
@@ -260,7 +254,7 @@ RunOutcome run_trace(const spec::ExperimentSpec& exp, const RunRequest& request,
   report.add("partition", partition_label(settings.options.partition, request.partition_map));
   report.add("lps", main.lps);
   add_engine_report(report, main.run);
-  report.add("state digest", hex(main.run.state_digest));
+  report.add("state digest", hex_digest(main.run.state_digest));
   if (output) output->write(&report, comm);
   return outcome;
 }

@@ -29,12 +29,6 @@ namespace warpsim::experiment {
 
 namespace {
 
-std::string hex(std::uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // `warpsim run --check`: the experiment's size, without simulating.
 io::KeyValueReport check_report(const spec::ExperimentSpec& exp, const TrainingSetup& t,
                                 const RunForecast& f) {
@@ -65,7 +59,7 @@ void add_checkpoint_identity(const spec::ExperimentSpec& exp, RunOutput* output,
   Fnv1a spec_hash;
   spec_hash.update(spec_text.data(), spec_text.size());
   auto& id = config.checkpoint.identity;
-  id.emplace_back("spec hash", hex(spec_hash.value()));
+  id.emplace_back("spec hash", hex_digest(spec_hash.value()));
   id.emplace_back("series interval ps", output ? std::to_string(output->interval()) : std::string("none"));
   if (output) {
     SeriesRecorder& recorder = output->recorder();
@@ -264,7 +258,7 @@ RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& reque
   report.add("partition", partition_label(settings.options.partition, request.partition_map));
   report.add("lps", main.lps);
   add_engine_report(report, r);
-  report.add("state digest", hex(r.state_digest));
+  report.add("state digest", hex_digest(r.state_digest));
   if (output) output->write(&report, comm);
   return outcome;
 }

@@ -65,12 +65,13 @@ TEST(ValidationSpec, BadRowsNameTheField) {
               v.mutable_reduction()->add_microbatch_points(4);
             }).find("validation.reduction.microbatch_points: must be"),
             std::string::npos);
-  // 16 micro-batches per pipeline: a point at 16 is no reduction.
-  EXPECT_NE(with([](auto& v) {
-              v.mutable_reduction()->add_microbatch_points(8);
-              v.mutable_reduction()->add_microbatch_points(16);
-            }).find("the job's 16 micro-batches"),
-            std::string::npos);
+  // 16 micro-batches per pipeline (the row's 16 sequences per replica, one per micro-batch): a point at 16
+  // is no reduction.
+  spec::ExperimentSpec mb1 = good;
+  mb1.mutable_job()->mutable_training()->set_micro_batch_sequences(1);
+  mb1.mutable_validation()->mutable_reduction()->add_microbatch_points(8);
+  mb1.mutable_validation()->mutable_reduction()->add_microbatch_points(16);
+  EXPECT_NE(check_error(mb1).find("the job's 16 micro-batches"), std::string::npos);
   spec::ExperimentSpec no_dp = good;
   no_dp.mutable_job()->mutable_parallelism()->set_data_parallel(1);
   no_dp.mutable_job()->set_world_size_gpus(1);
