@@ -25,6 +25,9 @@ struct EngineOptions {
   std::int64_t batch = 256;
   double progress_seconds = 2.0;
   std::string partition = "block";
+  // --shared-node: shrink | keep; empty = the WARPSIM_SHARED_NODE environment variable, else shrink
+  // (jobs/cli/simulating_ranks.hpp).
+  std::string shared_node;
   // Commands that build a model LP graph (warpsim run) also accept the graph strategies (topology, metis).
   bool graph_partitions = false;
 };

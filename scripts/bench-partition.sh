@@ -13,6 +13,8 @@ shift $(( $# >= 2 ? 2 : 1 ))
 RANKS=("${@:-2 4}")
 [[ ${#RANKS[@]} -gt 0 ]] || RANKS=(2 4)
 MPIEXEC=${WARPSIM_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
+# Partitions are compared on N ranks: keep every rank even on a busy node (docs/running.md "Shared nodes").
+export WARPSIM_SHARED_NODE=${WARPSIM_SHARED_NODE:-keep}
 value() { sed -n "s/^$1: //p" <<<"$2"; }
 printf '%-5s %-11s %8s %9s | %8s %10s %9s %10s %9s %8s %s\n' ranks strategy "edge cut" imbalance \
   "remote" "rolled back" rollbacks "event rate" "wall s" load digest

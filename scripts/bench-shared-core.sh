@@ -64,6 +64,8 @@ value() { sed -n "s/^$1: //p" "$2" | head -1; }
 run() {
   local log=$1 np=$2
   shift 2
+  local t0
+  t0=$(date +%s.%N)
   if [[ $np == 1 ]]; then
     timeout "$RUN_TIMEOUT" "$WARPSIM" --log-level warn "$@" >"$log" 2>&1 || echo "exit status $?" >>"$log"
   else
@@ -71,14 +73,17 @@ run() {
     timeout "$RUN_TIMEOUT" $MPIEXEC -np "$np" "$WARPSIM" --log-level warn "$@" ${EXTRA_ARGS:-} >"$log" 2>&1 ||
       echo "exit status $?" >>"$log"
   fi
+  # The whole command as a user waits for it: process start-up, MPI start-up, the shared-node probe.
+  echo "command seconds: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')" >>"$log"
 }
 wall() { local w; w=$(value "wall seconds" "$1"); echo "${w:-timeout}"; }
+cmdwall() { local w; w=$(value "command seconds" "$1"); echo "${w:--}"; }
 
 echo "shared-core benchmark: hog ${HOG_DUTY}% of one core, $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)," \
   "$(date -u +%FT%TZ), $("$WARPSIM" --version 2>/dev/null | head -1)"
 echo
-echo "| workload | sequential s (hog) | 2 ranks s (hog) | ratio | efficiency % | rolled back / processed | cpu share min | 2 ranks s (quiet) | digests agree |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| workload | sequential s (hog) | 2 ranks s (hog) | ratio | command s: sequential / 2 ranks (hog) | command ratio | ranks that simulated | efficiency % | rolled back / processed | cpu share min | 2 ranks s (quiet) | digests agree |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for w in $WORKLOADS; do
   case $w in
     phold)
@@ -115,6 +120,10 @@ for w in $WORKLOADS; do
     d3=$(value "state digest" "$OUT/$w-np2-quiet.log")
     agree=$([[ -n $d1 && $d1 == "$d2" && $d1 == "$d3" ]] && echo "yes ($d1)" || echo NO)
   fi
-  echo "| $w | $s | $p | $ratio | $(value efficiency "$OUT/$w-np2-hog.log") | $share |" \
+  cs=$(cmdwall "$OUT/$w-seq-hog.log")
+  cp=$(cmdwall "$OUT/$w-np2-hog.log")
+  cratio=$(awk -v p="$cp" -v s="$cs" 'BEGIN { if (p + 0 > 0 && s + 0 > 0) printf "%.2f", p / s; else print "-" }')
+  echo "| $w | $s | $p | $ratio | $cs / $cp | $cratio | $(value ranks "$OUT/$w-np2-hog.log") |" \
+    "$(value efficiency "$OUT/$w-np2-hog.log") | $share |" \
     "$(value "cpu share min" "$OUT/$w-np2-hog.log") | $q | $agree |"
 done

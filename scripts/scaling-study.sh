@@ -34,6 +34,9 @@ fi
 BUDGET=${BUDGET:-3000}
 study_start=$(date +%s)
 MPIEXEC=${WARPSIM_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
+# The study measures the engine on N ranks: keep every rank even where the node is busy (warpsim would
+# otherwise simulate on fewer ranks, docs/running.md "Shared nodes"); `cpu share min` shows the load.
+export WARPSIM_SHARED_NODE=${WARPSIM_SHARED_NODE:-keep}
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$OUT"
 csv="$OUT/scaling.csv"

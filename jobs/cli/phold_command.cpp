@@ -20,6 +20,7 @@
 #include "io/key_value_report.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
+#include "jobs/cli/simulating_ranks.hpp"
 #include "jobs/cli/usage_error.hpp"
 #include "models/phold/phold_model.hpp"
 #include "partition/block_map.hpp"
@@ -55,8 +56,8 @@ std::string spec_json(const phold::PholdParams& p, const PholdOptions& o) {
   return j.str();
 }
 
-void write_series(const PholdOptions& o, const phold::PholdParams& params, const EngineConfig& config,
-                  const RunResult& r, SeriesRecorder& recorder) {
+void write_series(MPI_Comm comm, const PholdOptions& o, const phold::PholdParams& params,
+                  const EngineConfig& config, const RunResult& r, SeriesRecorder& recorder) {
   recorder.finish();
   const double unit = static_cast<double>(phold::kTimeUnit);
   io::RunMetadata meta;
@@ -81,10 +82,10 @@ void write_series(const PholdOptions& o, const phold::PholdParams& params, const
       {"event_rate_simulated", committed / (static_cast<double>(config.end_time) / unit), "events/us"}};
   io::SeriesFileOptions file_options;
   file_options.deflate_level = o.compression;
-  io::write_series_file(o.output, recorder, meta, summary, MPI_COMM_WORLD, file_options);
+  io::write_series_file(o.output, recorder, meta, summary, comm, file_options);
 }
 
-void write_digests(const Engine& engine, const std::string& path, int rank, int ranks) {
+void write_digests(const Engine& engine, const std::string& path, int rank, int ranks, MPI_Comm comm) {
   // Gathered to rank 0 only on request: this file is a test artefact and scales with the LP count.
   std::vector<std::uint64_t> flat;
   for (const auto& [lp, d] : engine.local_digests()) {
@@ -93,7 +94,7 @@ void write_digests(const Engine& engine, const std::string& path, int rank, int 
   }
   int count = static_cast<int>(flat.size());
   std::vector<int> counts(ranks), displs(ranks);
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
   std::vector<std::uint64_t> all;
   if (rank == 0) {
     int total = 0;
@@ -104,7 +105,7 @@ void write_digests(const Engine& engine, const std::string& path, int rank, int 
     all.resize(total);
   }
   MPI_Gatherv(flat.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, 0,
-              MPI_COMM_WORLD);
+              comm);
   if (rank != 0) return;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> rows;
   for (std::size_t i = 0; i < all.size(); i += 2) rows.emplace_back(all[i], all[i + 1]);
@@ -119,7 +120,13 @@ void write_digests(const Engine& engine, const std::string& path, int rank, int 
   std::rename(tmp.c_str(), path.c_str());
 }
 
-int run_phold(const PholdOptions& o, int rank, int ranks) {
+// `model_ranks` (the world's size) sets the LP count, `comm` the ranks that simulate them (fewer on a shared
+// node: simulating_ranks.hpp).
+int run_phold(const PholdOptions& o, int model_ranks, MPI_Comm comm) {
+  int rank = 0;
+  int ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
   if (o.lps_per_rank < 1)
     throw UsageError("--lps-per-rank must be >= 1 (got " + std::to_string(o.lps_per_rank) + ")");
   if (o.start_events < 1)
@@ -128,13 +135,13 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
   if (!(o.lookahead >= 0) || !std::isfinite(o.lookahead)) throw UsageError("--lookahead must be >= 0");
   if (!(o.mean > 0) || !std::isfinite(o.mean)) throw UsageError("--mean must be > 0");
   if (!(o.remote >= 0 && o.remote <= 1)) throw UsageError("--remote must be within [0, 1]");
-  const double lps = static_cast<double>(o.lps_per_rank) * ranks;
+  const double lps = static_cast<double>(o.lps_per_rank) * model_ranks;
   if (lps > 4294967295.0) throw UsageError("--lps-per-rank x ranks exceeds 2^32-1 LPs");
   const double end_ps = o.end_time * static_cast<double>(phold::kTimeUnit);
   if (end_ps >= 1.8e19) throw UsageError("--end-time too large for the engine's 64-bit picosecond clock");
 
   phold::PholdParams params;
-  params.lp_count = static_cast<std::uint64_t>(o.lps_per_rank) * static_cast<std::uint64_t>(ranks);
+  params.lp_count = static_cast<std::uint64_t>(o.lps_per_rank) * static_cast<std::uint64_t>(model_ranks);
   params.start_events = static_cast<std::uint32_t>(o.start_events);
   params.lookahead = o.lookahead;
   params.mean = o.mean;
@@ -157,7 +164,7 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
     if (o.sample_interval * 1e8 < o.end_time)
       throw UsageError("--sample-interval gives more than 1e8 samples per LP");
     // Checked before the simulation so that a bad path costs nothing.
-    io::check_output_path(o.output, o.overwrite, "--output", MPI_COMM_WORLD);
+    io::check_output_path(o.output, o.overwrite, "--output", comm);
     recorder = std::make_unique<SeriesRecorder>(interval, config.end_time);
   }
 
@@ -185,7 +192,7 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
   } else {
     map = std::make_unique<BlockLpMap>(params.lp_count, ranks);
   }
-  Engine engine(model, *map, config, MPI_COMM_WORLD);
+  Engine engine(model, *map, config, comm);
   const RunResult r = engine.run();
   if (r.stopped_at_checkpoint) {
     if (rank == 0) {
@@ -196,11 +203,11 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
     }
     return kCheckpointStopExitCode;
   }
-  if (!o.digest_file.empty()) write_digests(engine, o.digest_file, rank, ranks);
+  if (!o.digest_file.empty()) write_digests(engine, o.digest_file, rank, ranks, comm);
   double output_seconds = 0;
   if (recorder) {
     const auto start = std::chrono::steady_clock::now();
-    write_series(o, params, config, r, *recorder);
+    write_series(comm, o, params, config, r, *recorder);
     output_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   if (rank != 0) return 0;
@@ -237,7 +244,6 @@ int run_phold(const PholdOptions& o, int rank, int ranks) {
 }  // namespace
 
 std::function<int()> add_phold_command(CLI::App& app, const CommandEnv& env) {
-  const int rank = env.rank;
   const int ranks = env.ranks;
   auto options = std::make_shared<PholdOptions>();
   CLI::App* cmd =
@@ -266,9 +272,11 @@ std::function<int()> add_phold_command(CLI::App& app, const CommandEnv& env) {
       ->needs(output);
   add_engine_options(*cmd, options->engine);
   add_checkpoint_options(*cmd, options->checkpoint, "--checkpoint-at");
-  return [options, cmd, rank, ranks]() -> int {
+  return [options, cmd, ranks]() -> int {
     if (!cmd->parsed()) return -1;
-    return run_phold(*options, rank, ranks);
+    const bool checkpoints = !options->checkpoint.dir.empty() || !options->checkpoint.resume.empty();
+    return on_simulating_ranks(options->engine, checkpoints,
+                               [&](MPI_Comm comm) { return run_phold(*options, ranks, comm); });
   };
 }
 

@@ -18,6 +18,7 @@
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
 #include "jobs/cli/run_flags.hpp"
+#include "jobs/cli/simulating_ranks.hpp"
 
 namespace warpsim::cli {
 
@@ -70,7 +71,10 @@ std::function<int()> add_run_command(CLI::App& app, const CommandEnv& env) {
     r->warn = [](const std::vector<std::string>& lines) {
       for (const std::string& line : lines) std::cerr << "warpsim: warning: " << line << '\n';
     };
-    return print_outcome(experiment::run_training(*r, MPI_COMM_WORLD), *r, rank);
+    const bool checkpoints = !r->checkpoint.dir.empty() || !r->checkpoint.resume.empty();
+    return on_simulating_ranks(r->engine, checkpoints, [&](MPI_Comm comm) {
+      return print_outcome(experiment::run_training(*r, comm), *r, rank);
+    });
   };
 }
 
