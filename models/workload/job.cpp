@@ -391,8 +391,20 @@ std::vector<LayerOp> Job::build_step_end(std::uint32_t stage) const {
   opt.phase = Phase::kOptimizer;
   opt.name = "optimizer_step";
   opt.dtype = DType::kFp32;
-  // Adam: read grad, read/write fp32 master weight and both moments, write the model-dtype weight.
-  opt.bytes = owned * ((adam ? 4 + 8 + 16 : 4 + 8 + 8) + e);
+  // The mixed-precision optimizer step as Megatron-LM runs it (MixedPrecisionOptimizer.step: prepare_grads,
+  // the gradient norm, the inner optimizer, copy_main_params_to_model_params), pass by pass, in bytes per
+  // owned parameter:
+  //  - gradients reduced in the model dtype are copied into fp32 main gradients (read ge, write 4); fp32
+  //    gradients are the main gradients already (.float() of an fp32 tensor copies nothing);
+  //  - FP16 only (the dynamic loss scaler; BF16 has none): unscale in place and check for inf/nan (8);
+  //  - the global gradient norm for clipping reads the main gradients (4); the clip itself rescales them only
+  //    when the norm exceeds the threshold, which depends on the data and is not charged;
+  //  - Adam (apex/TE FusedAdam): read gradient, weight and both moments, write weight and moments (28);
+  //    SGD with momentum: read gradient, read/write weight and momentum (20);
+  //  - the fp32 main weights are copied back to the model-dtype weights (read 4, write e).
+  const double grad_copy = ge < 4 ? ge + 4 : 0;
+  const double unscale = j.shape().dtype == DType::kFp16 ? 8 : 0;
+  opt.bytes = owned * (grad_copy + unscale + 4 + (adam ? 28 : 20) + 4 + e);
   opt.flops = owned * (adam ? 12 : 4);
   ops.push_back(opt);
 
