@@ -14,7 +14,8 @@ struct Proto {
   LayerOp op;
   std::string_view backward_name;
   double bwd_bytes = -1;
-  bool weights = false;  // a GEMM with a weight matrix (its backward has a wgrad half)
+  bool weights = false;        // a GEMM with a weight matrix (its backward has a wgrad half)
+  bool backward_only = false;  // no forward (or recompute) op: `op` is already the backward op
 };
 
 class Builder {
@@ -37,7 +38,27 @@ class Builder {
     op.dtype = fp8 ? gemm_dtype_ : dtype_;
     op.gemm = {m, n, k};
     ops.push_back({op, b, -1, true});
+    if (wgrad_gather_bytes_ > 0) {
+      // Placed after the GEMM's forward, so that in the reversed backward it comes just before the GEMM's
+      // backward, whose weight gradient needs the gathered input.
+      LayerOp g;
+      g.kind = OpKind::kCollective;
+      g.phase = Phase::kBackward;
+      g.name = "tp_allgather";
+      g.collective = CollectiveKind::kAllGather;
+      g.group = GroupKind::kTensor;
+      g.comm_bytes = static_cast<std::uint64_t>(wgrad_gather_bytes_);
+      Proto proto{g, "tp_allgather"};
+      proto.backward_only = true;
+      ops.push_back(proto);
+      wgrad_gather_bytes_ = 0;
+    }
   }
+  // Sequence parallelism: the next GEMM (the column-parallel one after the all-gather) saves only this
+  // rank's sequence shard of its input, so its backward all-gathers the input again for the weight gradient
+  // (Megatron-LM, LinearWithGradAccumulationAndAsyncCommunication.backward with sequence_parallel;
+  // Transformer Engine's qkv_dgrad/fc1_dgrad userbuffers do the same all-gather).
+  void gather_input_again_in_backward(double bytes) { wgrad_gather_bytes_ = bytes; }
   // A GEMM-like op with explicit work (batched/grouped GEMMs: attention, experts). `shape` is the one
   // product of the batch (default: no shape, e.g. fused attention, which is not a plain GEMM). Grouped
   // expert GEMMs run in the job's GEMM dtype (`low_precision`); attention stays in the storage dtype.
@@ -95,6 +116,7 @@ class Builder {
 
   DType gemm_dtype_, dtype_;
   double e_, eg_;
+  double wgrad_gather_bytes_ = 0;
 };
 
 // The backward twin of a forward op: GEMMs do dgrad + wgrad (2x FLOPs and bytes; the shape marked backward
@@ -339,6 +361,7 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
     if (d.sequence_parallel) {
       b.collective("tp_allgather", "tp_reducescatter", CollectiveKind::kAllGather, GroupKind::kTensor,
                    T * h * e);
+      b.gather_input_again_in_backward(T * h * e);
     }
   };
   const auto tp_exit = [&](Builder& b) {
@@ -480,19 +503,23 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
     };
 
     zero3_gather(fwd, Phase::kForward);
-    for (const auto& p : b.ops) fwd.push_back(p.op);
+    for (const auto& p : b.ops)
+      if (!p.backward_only) fwd.push_back(p.op);
 
     zero3_gather(bwd, Phase::kBackward);
     if (recompute != RecomputeMode::kNone) {
       const bool full = recompute == RecomputeMode::kFull;
       for (std::size_t i = full ? 0 : core_begin; i < (full ? b.ops.size() : core_end); ++i) {
+        if (b.ops[i].backward_only) continue;
         LayerOp op = b.ops[i].op;
         op.phase = Phase::kRecompute;
         bwd.push_back(op);
       }
     }
     for (auto it = b.ops.rbegin(); it != b.ops.rend(); ++it) {
-      if (d.split_backward && it->weights) {
+      if (it->backward_only) {
+        bwd.push_back(it->op);
+      } else if (d.split_backward && it->weights) {
         auto [dgrad, w] = split_backward(backward_of(*it));
         bwd.push_back(dgrad);
         wgrad.push_back(w);
@@ -535,8 +562,13 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
     head.collective("tp_loss_allreduce", "tp_allreduce", CollectiveKind::kAllReduce, GroupKind::kTensor,
                     T * 4 * 3);
   }
-  for (const auto& p : head.ops) out.head_forward.push_back(p.op);
+  for (const auto& p : head.ops)
+    if (!p.backward_only) out.head_forward.push_back(p.op);
   for (auto it = head.ops.rbegin(); it != head.ops.rend(); ++it) {
+    if (it->backward_only) {
+      out.head_backward.push_back(it->op);
+      continue;
+    }
     if (it->op.name == "tp_loss_allreduce") {
       continue;  // the loss statistics need no backward collective
     }
