@@ -20,6 +20,7 @@
 #include "experiment/spec/experiment_spec.hpp"
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/engine_options.hpp"
+#include "jobs/cli/simulating_ranks.hpp"
 #include "jobs/cli/usage_error.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/collective_algorithms.hpp"
@@ -86,7 +87,12 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
-int run_collective(const CollectiveOptions& o, int rank, int ranks) {
+// On the ranks that simulate (`comm`: fewer than started on a busy node, simulating_ranks.hpp).
+int run_collective(const CollectiveOptions& o, MPI_Comm comm) {
+  int rank = 0;
+  int ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
   if (o.cluster.empty()) throw UsageError("--cluster is required");
   const spec::ClusterSpec cluster_spec = [&] {
     try {
@@ -218,7 +224,7 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
     } else {
       map = std::make_unique<BlockLpMap>(model.lp_count(), ranks);
     }
-    Engine engine(model, *map, config, MPI_COMM_WORLD);
+    Engine engine(model, *map, config, comm);
     const RunResult r = engine.run();
     // The collective's time is when its last GPU finished; every GPU of the group must have finished.
     std::uint64_t local[2] = {0, 0};  // max finish, GPUs of the group not done
@@ -230,8 +236,8 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
       if (!s.done) ++local[1];
     }
     std::uint64_t global[2] = {0, 0};
-    MPI_Allreduce(&local[0], &global[0], 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&local[1], &global[1], 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&local[0], &global[0], 1, MPI_UINT64_T, MPI_MAX, comm);
+    MPI_Allreduce(&local[1], &global[1], 1, MPI_UINT64_T, MPI_SUM, comm);
     if (global[1] != 0) {
       throw std::runtime_error("collective did not complete: " + std::to_string(global[1]) +
                                " GPUs still waiting");
@@ -301,9 +307,7 @@ int run_collective(const CollectiveOptions& o, int rank, int ranks) {
 
 }  // namespace
 
-std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env) {
-  const int rank = env.rank;
-  const int ranks = env.ranks;
+std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& /*env*/) {
   auto o = std::make_shared<CollectiveOptions>();
   CLI::App* cmd = app.add_subcommand("collective", "nccl-tests-like collective sweep on a simulated cluster");
   cmd->add_option("--cluster", o->cluster,
@@ -340,9 +344,9 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& env
                 "after the table, each size's ring channels and NCCL protocol, and its run cost (wall, "
                 "events/s, rollbacks)");
   add_engine_options(*cmd, o->engine);
-  return [o, cmd, rank, ranks]() -> int {
+  return [o, cmd]() -> int {
     if (!cmd->parsed()) return -1;
-    return run_collective(*o, rank, ranks);
+    return on_simulating_ranks(o->engine, false, [&](MPI_Comm comm) { return run_collective(*o, comm); });
   };
 }
 

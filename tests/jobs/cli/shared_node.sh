@@ -1,8 +1,9 @@
 # Shared nodes (docs/running.md, "Shared nodes"; jobs/cli/simulating_ranks.hpp): with the node's CPUs kept
-# busy by other processes, 2 ranks with `--shared-node shrink` (the default outside the test suite, which
-# sets keep) simulate on 1 rank, warn once, give the sequential run's results, and exit with the run's exit
-# code on every rank, bad input included; `--shared-node keep` still simulates on 2 ranks. Not a timing test:
-# it checks which ranks simulate, from the report. Busy loops fill all CPUs but one for a few seconds.
+# busy by other processes, 2 ranks of `phold`, `run` and `collective` with `--shared-node shrink` (the
+# default outside the test suite, which sets keep) simulate on 1 rank, warn once, give the sequential run's
+# results, and exit with the run's exit code on every rank, bad input included; `--shared-node keep` still
+# simulates on 2 ranks. Not a timing test: it checks which ranks simulate, from the report. Busy loops fill
+# all CPUs but one for a few seconds.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/expect_exit2.sh"
 
@@ -39,6 +40,16 @@ out=$($MPIEXEC -np 2 "$WARPSIM" --log-level warn phold --shared-node keep --lps-
 [[ $(value ranks "$out") == 2 ]] || fail "keep: $(value ranks "$out") ranks simulated, wanted 2"
 cmp -s "$tmp/seq.txt" "$tmp/keep.txt" || fail "keep: per-LP digests differ from the sequential run"
 echo "ok keep: 2 ranks simulated, same digests"
+
+# `warpsim collective` shrinks alike and prints the ranks that simulated in its header.
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+coll=(collective --cluster "$root/examples/clusters/fat_tree_2tier_16gpu.textproto" --min-bytes 1KiB --max-bytes 4KiB)
+c1=$(run_np 1 "${coll[@]}" --sync sequential)
+c2=$($MPIEXEC -np 2 "$WARPSIM" --log-level warn "${coll[@]}" --shared-node shrink 2>/dev/null)
+grep -q "ranks 1$" <<<"$(sed -n 1p <<<"$c2")" || fail "collective shrink: header does not say ranks 1: $(sed -n 1p <<<"$c2")"
+[[ $(awk '!/^#/ {print $1, $6}' <<<"$c2") == "$(awk '!/^#/ {print $1, $6}' <<<"$c1")" ]] ||
+  fail "collective shrink: per-size digests differ from the sequential run"
+echo "ok collective shrink: 1 of 2 ranks simulated, per-size digests as sequential"
 
 # The waiting rank exits with the run's code: bad input found by the simulating rank is exit 2 everywhere.
 expect_exit2 shrink_bad_input "--end-time" $MPIEXEC -np 2 "$WARPSIM" phold --shared-node shrink --end-time -1
