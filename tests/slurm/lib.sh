@@ -5,6 +5,9 @@ WARPSIM=${1:?usage: $0 path/to/warpsim SLURM_STATE_DIR}
 SLURM_STATE=${2:?usage: $0 path/to/warpsim SLURM_STATE_DIR}
 : "${SLURM_CONF:?SLURM_CONF must name the slurm.conf of the test cluster (CTest sets it)}"
 WAIT_SECONDS=${WARPSIM_SLURM_WAIT:-120}
+# The jobs inherit this (sbatch exports the environment): a 2-rank job must simulate on 2 ranks even while
+# other tests keep this machine's CPUs busy (docs/running.md, "Shared nodes").
+export WARPSIM_SHARED_NODE=keep
 work=$(mktemp -d "${TMPDIR:-/tmp}/warpsim-slurm-test.XXXXXX")
 out=$work/out
 
