@@ -46,11 +46,11 @@ void add_engine_options(CLI::App& command, EngineOptions& o) {
   command.add_option("--batch", o.batch, "events per MPI message at most")->capture_default_str();
   command.add_option("--progress-seconds", o.progress_seconds, "seconds between progress lines (0 = none)")
       ->capture_default_str();
-  command
-      .add_option("--shared-node", o.shared_node,
-                  "shrink: when other processes keep this node's CPUs busy, simulate on only as many ranks "
-                  "per node as it has free CPUs (the others wait) | keep: every rank simulates (default: "
-                  "$WARPSIM_SHARED_NODE, else shrink)");
+  command.add_option(
+      "--shared-node", o.shared_node,
+      "shrink: when other processes keep this node's CPUs busy, simulate on only as many ranks "
+      "per node as it has free CPUs (the others wait) | keep: every rank simulates (default: "
+      "$WARPSIM_SHARED_NODE, else shrink)");
   command.add_option("--partition", o.partition, "LP to rank mapping: block | round-robin")
       ->capture_default_str();
 }
