@@ -3,7 +3,9 @@
 # sequential run when another CPU-bound process shares the node, as on any shared login or compute node.
 # For each workload it runs, with a bounded CPU-bound "hog" process beside it: the sequential run, then 2
 # optimistic ranks with default engine settings; and, for reference, 2 ranks on the quiet machine. It prints
-# one Markdown row per workload: wall times, the ratio 2 ranks / sequential (the acceptance bar is <= 1.1),
+# one Markdown row per workload: wall times (the engine's `wall seconds`), the ratio 2 ranks / sequential
+# (the acceptance bar is <= 1.1), the whole command's seconds and ratio (MPI start-up and the shared-node
+# probe included), how many ranks simulated (default `--shared-node shrink`: 1 beside a busy core),
 # efficiency, rollback share, the smallest per-rank CPU share, and whether the state digests agree.
 #
 # Usage: scripts/bench-shared-core.sh [path/to/warpsim] [OUTDIR]
