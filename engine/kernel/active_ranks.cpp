@@ -73,25 +73,26 @@ int active_ranks_for(int cpus, double busy_cpus, int ranks_on_node) {
 }
 
 ActiveRanks::ActiveRanks(MPI_Comm world, SharedNodePolicy policy) : world_(world) {
-  MPI_Comm_rank(world_, &world_rank_);
-  MPI_Comm_size(world_, &world_size_);
-  active_total_ = world_size_;
-  if (world_size_ == 1 || policy == SharedNodePolicy::kKeep) {
+  int world_rank = 0;
+  int world_size = 1;
+  MPI_Comm_rank(world_, &world_rank);
+  MPI_Comm_size(world_, &world_size);
+  if (world_size == 1 || policy == SharedNodePolicy::kKeep) {
     MPI_Comm_dup(world_, &comm_);
     return;
   }
   MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(world_, MPI_COMM_TYPE_SHARED, world_rank_, MPI_INFO_NULL, &node);
+  MPI_Comm_split_type(world_, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &node);
   int node_rank = 0;
+  int ranks_on_node = 1;
   MPI_Comm_rank(node, &node_rank);
-  MPI_Comm_size(node, &probe_.ranks_on_node);
+  MPI_Comm_size(node, &ranks_on_node);
 
   std::array<std::uint64_t, kMaskWords> mask = affinity_mask();
   MPI_Allreduce(MPI_IN_PLACE, mask.data(), kMaskWords, MPI_UINT64_T, MPI_BOR, node);
   std::vector<int> cpus;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     if (mask[cpu / 64] >> (cpu % 64) & 1) cpus.push_back(cpu);
-  probe_.cpus = static_cast<int>(cpus.size());
 
   // Every rank of the node sleeps through the window (a rank waiting in MPI would spin and look busy); the
   // node's first rank reads the CPU counters on both sides of it.
@@ -99,9 +100,10 @@ ActiveRanks::ActiveRanks(MPI_Comm world, SharedNodePolicy policy) : world_(world
   const auto before = node_rank == 0 ? read_cpu_times() : decltype(read_cpu_times()){};
   std::this_thread::sleep_for(kProbeWindow);
   const auto after = node_rank == 0 ? read_cpu_times() : decltype(read_cpu_times()){};
-  int active_on_node = probe_.ranks_on_node;
-  if (node_rank == 0 && !before.empty() && !after.empty()) {
-    double busy = 0;
+  // Without counters or affinity masks nothing is known: every rank of the node simulates.
+  int active_on_node = ranks_on_node;
+  double busy = 0;
+  if (node_rank == 0 && !before.empty() && !after.empty() && !cpus.empty()) {
     for (const int cpu : cpus) {
       const auto b = before.find(cpu);
       const auto a = after.find(cpu);
@@ -109,34 +111,29 @@ ActiveRanks::ActiveRanks(MPI_Comm world, SharedNodePolicy policy) : world_(world
       const double total = static_cast<double>(a->second.second - b->second.second);
       if (total > 0) busy += static_cast<double>(a->second.first - b->second.first) / total;
     }
-    probe_.busy_cpus = busy;
-    active_on_node = active_ranks_for(probe_.cpus, busy, probe_.ranks_on_node);
+    active_on_node = active_ranks_for(static_cast<int>(cpus.size()), busy, ranks_on_node);
   }
   MPI_Bcast(&active_on_node, 1, MPI_INT, 0, node);
-  MPI_Bcast(&probe_.busy_cpus, 1, MPI_DOUBLE, 0, node);
-  probe_.active_on_node = active_on_node;
-  active_ = node_rank < active_on_node;
+  MPI_Bcast(&busy, 1, MPI_DOUBLE, 0, node);
+  const bool active = node_rank < active_on_node;
   MPI_Comm_free(&node);
 
-  int active = active_ ? 1 : 0;
-  MPI_Allreduce(&active, &active_total_, 1, MPI_INT, MPI_SUM, world_);
-  if (active_total_ < world_size_) {
-    std::vector<int> flags(world_rank_ == 0 ? static_cast<std::size_t>(world_size_) : 0);
-    MPI_Gather(&active, 1, MPI_INT, flags.data(), 1, MPI_INT, 0, world_);
-    for (int r = 0; r < static_cast<int>(flags.size()); ++r)
-      if (flags[static_cast<std::size_t>(r)] == 0) waiting_.push_back(r);
-  }
-  MPI_Comm_split(world_, active_ ? 0 : MPI_UNDEFINED, world_rank_, &comm_);
-  if (active_total_ < world_size_) {
-    char line[320];
-    std::snprintf(
-        line, sizeof line,
-        "this node's CPUs are shared: %.1f of the %d CPUs its %d ranks may use were busy with other "
-        "processes, so %d of %d ranks simulate and the others wait (ranks without a CPU of their "
-        "own slow a run down; --shared-node keep uses every rank)",
-        probe_.busy_cpus, probe_.cpus, probe_.ranks_on_node, active_total_, world_size_);
-    note_ = line;
-  }
+  const int flag = active ? 1 : 0;
+  int active_total = 0;
+  MPI_Allreduce(&flag, &active_total, 1, MPI_INT, MPI_SUM, world_);
+  MPI_Comm_split(world_, active ? 0 : MPI_UNDEFINED, world_rank, &comm_);
+  if (active_total == world_size) return;
+  std::vector<int> flags(world_rank == 0 ? static_cast<std::size_t>(world_size) : 0);
+  MPI_Gather(&flag, 1, MPI_INT, flags.data(), 1, MPI_INT, 0, world_);
+  for (int r = 0; r < static_cast<int>(flags.size()); ++r)
+    if (flags[static_cast<std::size_t>(r)] == 0) waiting_.push_back(r);
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "this node's CPUs are shared: %.1f of the %d CPUs its %d ranks may use were busy with other "
+                "processes, so %d of %d ranks simulate and the others wait (ranks without a CPU of their "
+                "own slow a run down; --shared-node keep uses every rank)",
+                busy, static_cast<int>(cpus.size()), ranks_on_node, active_total, world_size);
+  note_ = line;
 }
 
 ActiveRanks::~ActiveRanks() {

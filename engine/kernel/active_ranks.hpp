@@ -2,9 +2,10 @@
 // peers or gets rolled back by them, so ranks that do not each have a free CPU run slower than fewer ranks
 // would (docs/scale.md, "Shared cores": 2 ranks beside a busy process took 1.3-2.6x the sequential time).
 // Before a run, the ranks of each node measure for 100 ms how busy the CPUs they may run on are with other
-// processes (/proc/stat), and only as many ranks per node as there are free CPUs (at least one) simulate, on
-// a communicator of their own; the rest sleep until the run is over and then exit with its exit code.
-// Results do not depend on the rank count (the engine's oracle), only the run's speed does.
+// processes (/proc/stat; a node where that or the affinity masks cannot be read keeps every rank), and only
+// as many ranks per node as there are free CPUs (at least one) simulate, on a communicator of their own; the
+// rest sleep until the run is over and then exit with its exit code. Results do not depend on the rank count
+// (the engine's oracle), only the run's speed does.
 #pragma once
 
 #include <mpi.h>
@@ -21,14 +22,6 @@ enum class SharedNodePolicy {
 
 // "shrink" | "keep"; false when the text is neither.
 bool parse_shared_node_policy(const std::string& text, SharedNodePolicy& policy);
-
-// What the probe found on one node.
-struct NodeCpuProbe {
-  int cpus = 0;            // CPUs the node's ranks may run on (the union of their affinity masks)
-  double busy_cpus = 0;    // of those, CPUs' worth of time taken by other processes during the probe
-  int ranks_on_node = 1;   // ranks of the communicator on this node
-  int active_on_node = 1;  // ranks that will simulate: min(ranks, max(1, whole free CPUs))
-};
 
 // Ranks with a whole free CPU each: floor(cpus - busy + 0.15), at least 1, at most `ranks_on_node` (the
 // 0.15 forgives the probe's own noise: a shell or a daemon waking up during the 100 ms).
@@ -47,9 +40,6 @@ class ActiveRanks {
 
   bool simulates() const { return comm_ != MPI_COMM_NULL; }
   MPI_Comm comm() const { return comm_; }  // the simulating ranks (MPI_COMM_NULL on a waiting rank)
-  int world_ranks() const { return world_size_; }
-  int active_ranks() const { return active_total_; }
-  const NodeCpuProbe& probe() const { return probe_; }
   // One line for the log when ranks wait, else empty.
   const std::string& note() const { return note_; }
 
@@ -61,12 +51,7 @@ class ActiveRanks {
  private:
   MPI_Comm world_;
   MPI_Comm comm_ = MPI_COMM_NULL;
-  int world_rank_ = 0;
-  int world_size_ = 1;
-  int active_total_ = 1;
-  bool active_ = true;
   bool released_ = false;
-  NodeCpuProbe probe_;
   std::vector<int> waiting_;  // world rank 0: the ranks that wait
   std::string note_;
 };

@@ -25,7 +25,7 @@ TEST(ActiveRanks, ABusyCpuTakesItsRankAway) {
 TEST(ActiveRanks, AtLeastOneRankSimulates) {
   EXPECT_EQ(active_ranks_for(2, 2.0, 2), 1);
   EXPECT_EQ(active_ranks_for(1, 5.0, 8), 1);
-  EXPECT_EQ(active_ranks_for(0, 0.0, 2), 1);  // no affinity information
+  EXPECT_EQ(active_ranks_for(0, 0.0, 2), 1);  // no CPU at all (the probe keeps every rank instead)
 }
 
 TEST(ActiveRanks, PolicyNames) {
