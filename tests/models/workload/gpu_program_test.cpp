@@ -164,6 +164,24 @@ TEST(DataParallel, ZeroStagesMoveTheExpectedBytes) {
   EXPECT_NEAR(opt1 / opt0, 1 / n, 1e-9);
 }
 
+// The optimizer step's HBM bytes per owned parameter are Megatron-LM's mixed-precision passes (job.cpp):
+// fp32 main-gradient copy (read 2 + write 4, none with fp32 gradients), FP16's unscale (8), gradient norm
+// (4), Adam (28), main-to-model weight copy (4 + 2).
+TEST(Optimizer, StepBytesFollowTheMixedPrecisionPasses) {
+  const auto bytes_per_param = [](const std::string& dtype, const std::string& training) {
+    std::string text = testing::dense_spec_text("data_parallel: 1", training);
+    text.replace(text.find("BF16"), 4, dtype);
+    const auto job = testing::make_job(text);
+    double bytes = 0;
+    for (const Op& o : all_ops(GpuProgram(job, 0))) bytes += o.name == "optimizer_step" ? o.bytes : 0;
+    return bytes / job->dense_grad_params(0);
+  };
+  EXPECT_NEAR(bytes_per_param("FP16", "global_batch_sequences: 2"), 6 + 8 + 4 + 28 + 6, 1e-9);
+  EXPECT_NEAR(bytes_per_param("BF16", "global_batch_sequences: 2"), 6 + 4 + 28 + 6, 1e-9);
+  EXPECT_NEAR(bytes_per_param("BF16", "global_batch_sequences: 2 grad_reduce_fp32: true"), 4 + 28 + 6, 1e-9);
+  EXPECT_NEAR(bytes_per_param("BF16", "global_batch_sequences: 2 optimizer: SGD"), 6 + 4 + 20 + 6, 1e-9);
+}
+
 TEST(Groups, ArithmeticGroupsPartitionTheRanks) {
   const auto job = testing::make_job(testing::moe_spec_text(
       "tensor_parallel: 2 context_parallel: 2 data_parallel: 4 expert_parallel: 2 pipeline_parallel: 2",

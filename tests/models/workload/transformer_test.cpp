@@ -245,6 +245,46 @@ TEST(Fp8, OnlyTheTransformerEngineGemmsRunInFp8) {
   EXPECT_EQ(bf16_casts, 0u);
 }
 
+// Sequence parallelism: each column-parallel GEMM (QKV, the MLP's up projection) saves only its sequence
+// shard of the input, so the backward all-gathers the whole input again just before that GEMM's backward
+// (Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication.backward), besides the reduce-scatter of
+// the data gradient; nothing of it runs in the forward. Without sequence parallelism there is no all-gather.
+TEST(SequenceParallel, BackwardGathersTheInputAgainForEachColumnParallelGemm) {
+  Degrees d;
+  d.tp = 4;
+  d.sequence_parallel = true;
+  const ModelShape s = llama_like(DType::kBf16);
+  const LayerOps ops = build_layer_ops(s, d, 1, RecomputeMode::kNone);
+  const auto count = [](const std::vector<LayerOp>& v, CollectiveKind k) {
+    std::size_t n = 0;
+    for (const auto& op : v) n += op.kind == OpKind::kCollective && op.collective == k;
+    return n;
+  };
+  EXPECT_EQ(count(ops.forward, CollectiveKind::kAllGather), 2u);
+  EXPECT_EQ(count(ops.forward, CollectiveKind::kReduceScatter), 2u);
+  // Backward: the two forward reduce-scatters become all-gathers, the two forward all-gathers become
+  // reduce-scatters, and each column-parallel GEMM adds its input all-gather.
+  EXPECT_EQ(count(ops.backward, CollectiveKind::kAllGather), 4u);
+  EXPECT_EQ(count(ops.backward, CollectiveKind::kReduceScatter), 2u);
+  const double tokens = static_cast<double>(s.seq);  // micro-batch 1
+  for (std::string_view gemm : {"qkv_bwd", "mlp_up_bwd"}) {
+    std::size_t i = 0;
+    while (i < ops.backward.size() && ops.backward[i].name != gemm) ++i;
+    ASSERT_LT(i, ops.backward.size()) << gemm;
+    ASSERT_GT(i, 0u) << gemm;
+    const LayerOp& before = ops.backward[i - 1];
+    EXPECT_EQ(before.kind, OpKind::kCollective) << gemm;
+    EXPECT_EQ(before.collective, CollectiveKind::kAllGather) << gemm;
+    EXPECT_EQ(before.group, GroupKind::kTensor) << gemm;
+    EXPECT_EQ(before.phase, Phase::kBackward) << gemm;
+    EXPECT_EQ(before.comm_bytes, static_cast<std::uint64_t>(tokens * s.hidden * 2)) << gemm;  // whole input
+  }
+  Degrees plain = d;
+  plain.sequence_parallel = false;
+  const LayerOps no_sp = build_layer_ops(s, plain, 1, RecomputeMode::kNone);
+  EXPECT_EQ(count(no_sp.backward, CollectiveKind::kAllGather), 0u);
+}
+
 TEST(Fp8, DataParallelGradientsAndWeightsStayInBf16) {
   const std::string text = testing::dense_spec_text("data_parallel: 4 tensor_parallel: 2 zero_stage: 1",
                                                     "global_batch_sequences: 8");
