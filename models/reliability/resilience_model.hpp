@@ -1,0 +1,63 @@
+// The training run's timeline under failures as a discrete-event model on warpsim's own engine, so that
+// goodput, lost work and restart time are measured from a simulation (any sync mode and rank count, the
+// same results) rather than only computed (checkpoint_model.hpp keeps the analytic and Monte-Carlo
+// answers to compare with). LP 0 is the job timeline (job_timeline_lp.hpp); LPs 1.. are the failure
+// domains (failure_domain_lp.hpp), group after group as ResilienceParams lists them. Events: one per step
+// and per checkpoint of the job, and a few per failure. Model: docs/energy-cost.md, "Failures simulated
+// inside the run".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/model.hpp"
+#include "models/reliability/failure_domain_lp.hpp"
+#include "models/reliability/job_timeline_lp.hpp"
+#include "models/reliability/resilience_params.hpp"
+
+namespace warpsim::reliability {
+
+class ResilienceModel final : public Model {
+ public:
+  static constexpr LpId kJobLp = 0;
+
+  // `record`: the job timeline keeps its committed progress and failure rows (for a results file).
+  explicit ResilienceModel(const ResilienceParams& params, bool record = false);
+  std::uint64_t lp_count() const override { return 1 + params_.domain_count(); }
+  std::size_t type_count() const override { return 2; }
+  LpType& type(std::size_t index) override;
+  std::size_t type_of(LpId lp) const override { return lp == kJobLp ? 0 : 1; }
+  std::size_t payload_bytes() const override { return sizeof(ResiliencePayload); }
+  SimTime lookahead() const override { return kDetectionDelay; }
+
+  const ResilienceParams& params() const { return params_; }
+  const JobTimelineLp& timeline() const { return timeline_; }
+  const FailureDomainLp& domains() const { return domains_; }
+
+ private:
+  ResilienceParams params_;
+  JobTimelineLp timeline_;
+  FailureDomainLp domains_;
+};
+
+// What a finished run measured (the job timeline's state at the horizon), in seconds.
+struct ResilienceOutcome {
+  double horizon_s = 0;
+  std::uint64_t failures = 0;
+  std::uint64_t repeats = 0;                // correlated repeats among them
+  std::uint64_t failures_in_phase[3] = {};  // struck while working, checkpointing, restarting
+  std::uint64_t steps_run = 0;              // step completions, lost ones included
+  std::uint64_t saved_steps = 0;            // steps in the last completed checkpoint
+  std::uint64_t progress_steps = 0;         // saved + steps since, at the horizon
+  double useful_s = 0;                      // saved steps x T
+  double lost_s = 0, restart_s = 0, checkpoint_s = 0;
+  double in_flight_s = 0;  // at the horizon: the unfinished segment's work, checkpoint or restart
+  double last_checkpoint_end_s = 0;
+  // Useful work per wall second up to the last completed checkpoint (renewal points, so without the bias
+  // of a half-finished segment at the horizon); 0 when no checkpoint completed.
+  double goodput() const { return last_checkpoint_end_s > 0 ? useful_s / last_checkpoint_end_s : 0; }
+};
+// From the timeline's state (on the rank that holds LP 0).
+ResilienceOutcome outcome_of(const JobTimelineState& s, const JobTimelineLp& lp, SimTime horizon);
+
+}  // namespace warpsim::reliability
