@@ -40,8 +40,9 @@ const FailureDomainLp::Group& FailureDomainLp::group_of(LpId lp) const {
 void FailureDomainLp::schedule_next(const Group& g, LpContext& ctx) const {
   if (g.rate <= 0) return;
   const SimTime delay = std::max<SimTime>(1, to_ps(ctx.rng().exponential(1 / g.rate)));
-  // Events at or after the horizon would never run: not sending them keeps the pending set small.
-  if (ctx.now() + delay < horizon_ && delay < horizon_) ctx.send(ctx.self(), delay, kNextFailure);
+  // Events at or after the horizon would never run: not sending them keeps the pending set small (and
+  // the sum below from wrapping).
+  if (delay < horizon_ - ctx.now()) ctx.send(ctx.self(), delay, kNextFailure);
 }
 
 void FailureDomainLp::report(const Group& g, Component component, std::uint64_t index, bool repeat,
@@ -57,7 +58,7 @@ void FailureDomainLp::report(const Group& g, Component component, std::uint64_t 
   // Both draws are taken whatever the outcome, so the stream's use does not depend on it.
   const bool again = ctx.rng().uniform() <= repeat_probability_;
   const SimTime delay = std::max<SimTime>(1, to_ps(ctx.rng().uniform() * repeat_window_s_));
-  if (again && ctx.now() + delay < horizon_) {
+  if (again && delay < horizon_ - ctx.now()) {
     ResiliencePayload next;
     next.component = failure.component;
     next.index = index;

@@ -1,6 +1,7 @@
 // The resilience model: LP layout and parameters (see resilience_model.hpp).
 #include "models/reliability/resilience_model.hpp"
 
+#include <numeric>
 #include <stdexcept>
 
 namespace warpsim::reliability {
@@ -56,22 +57,28 @@ LpType& ResilienceModel::type(std::size_t index) {
   return domains_;
 }
 
+double ResilienceOutcome::goodput() const {
+  if (last_checkpoint_end_ps == 0) return 0;
+  const SimTime g = std::gcd(useful_ps, last_checkpoint_end_ps);
+  return static_cast<double>(useful_ps / g) / static_cast<double>(last_checkpoint_end_ps / g);
+}
+
 ResilienceOutcome outcome_of(const JobTimelineState& s, const JobTimelineLp& lp, SimTime horizon) {
   ResilienceOutcome o;
-  o.horizon_s = to_seconds(horizon);
+  o.horizon_ps = horizon;
   o.failures = s.failures;
   o.repeats = s.repeats;
   for (int i = 0; i < 3; ++i) o.failures_in_phase[i] = s.failures_in_phase[i];
   o.steps_run = s.steps_run;
   o.saved_steps = s.saved_steps;
   o.progress_steps = s.saved_steps + s.steps_since_checkpoint;
-  o.useful_s = to_seconds(s.saved_steps * lp.step_ps());
-  o.lost_s = to_seconds(s.lost_ps);
-  o.restart_s = to_seconds(s.restart_ps);
-  o.checkpoint_s = to_seconds(s.checkpoint_ps);
+  o.useful_ps = s.saved_steps * lp.step_ps();
+  o.lost_ps = s.lost_ps;
+  o.restart_ps = s.restart_ps;
+  o.checkpoint_ps = s.checkpoint_ps;
   const SimTime since = s.phase == Phase::kRestarting ? s.phase_start : s.segment_start;
-  o.in_flight_s = to_seconds(horizon - since);
-  o.last_checkpoint_end_s = to_seconds(s.last_checkpoint_end);
+  o.in_flight_ps = horizon - since;
+  o.last_checkpoint_end_ps = s.last_checkpoint_end;
   return o;
 }
 

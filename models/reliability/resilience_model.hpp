@@ -40,22 +40,24 @@ class ResilienceModel final : public Model {
   FailureDomainLp domains_;
 };
 
-// What a finished run measured (the job timeline's state at the horizon), in seconds.
+// What a finished run measured (the job timeline's state at the horizon). Times in engine picoseconds, so
+// that horizon = useful + checkpoint + restart + lost + in flight holds exactly.
 struct ResilienceOutcome {
-  double horizon_s = 0;
+  SimTime horizon_ps = 0;
   std::uint64_t failures = 0;
   std::uint64_t repeats = 0;                // correlated repeats among them
   std::uint64_t failures_in_phase[3] = {};  // struck while working, checkpointing, restarting
   std::uint64_t steps_run = 0;              // step completions, lost ones included
   std::uint64_t saved_steps = 0;            // steps in the last completed checkpoint
   std::uint64_t progress_steps = 0;         // saved + steps since, at the horizon
-  double useful_s = 0;                      // saved steps x T
-  double lost_s = 0, restart_s = 0, checkpoint_s = 0;
-  double in_flight_s = 0;  // at the horizon: the unfinished segment's work, checkpoint or restart
-  double last_checkpoint_end_s = 0;
-  // Useful work per wall second up to the last completed checkpoint (renewal points, so without the bias
-  // of a half-finished segment at the horizon); 0 when no checkpoint completed.
-  double goodput() const { return last_checkpoint_end_s > 0 ? useful_s / last_checkpoint_end_s : 0; }
+  SimTime useful_ps = 0;                    // saved steps x T
+  SimTime lost_ps = 0, restart_ps = 0, checkpoint_ps = 0;
+  SimTime in_flight_ps = 0;  // at the horizon: the unfinished segment's work and checkpoint, or restart
+  SimTime last_checkpoint_end_ps = 0;
+  // Useful work per wall second up to the last completed checkpoint (a renewal point, so without the bias
+  // of a half-finished segment at the horizon); 0 when no checkpoint completed. The ratio is reduced by its
+  // gcd before the division, so a run without failures gives exactly K T / (K T + C).
+  double goodput() const;
 };
 // From the timeline's state (on the rank that holds LP 0).
 ResilienceOutcome outcome_of(const JobTimelineState& s, const JobTimelineLp& lp, SimTime horizon);
