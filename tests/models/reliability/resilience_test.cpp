@@ -124,6 +124,37 @@ TEST(ResilienceModel, TheHorizonSplitsExactlyIntoItsParts) {
   for (const auto& row : r.progress) EXPECT_LE(row.saved_steps, row.steps);
 }
 
+// The scale the model is for: a simulated day of a 16,384-GPU job (2048 node domains of 8 GPUs, 8 NICs and
+// the host, 2048 switches) at the per-component MTBFs derived from the Llama 3 study
+// (examples/reliability/failures-llama3-rates-64xh100.textproto) with a 1 s step: the events are one per
+// step and checkpoint plus a few per failure, so the day costs about as much as its 86,400 steps.
+TEST(ResilienceModel, SixteenThousandGpuDayIsOneEventPerStep) {
+  ResilienceParams p;
+  p.horizon_s = kDay;
+  p.step_s = 1;
+  p.interval_steps = 1800;
+  p.checkpoint_s = 30;
+  p.restart_s = 600;
+  p.groups.push_back({"node",
+                      2048,
+                      {{Component::kGpu, 8, 79230 * kHour},
+                       {Component::kNic, 8, 3033381 * kHour},
+                       {Component::kNode, 1, 24351 * kHour}},
+                      false});
+  p.groups.push_back({"switch", 2048, {{Component::kSwitch, 1, 75835 * kHour}}, false});
+  EXPECT_NEAR(1 / p.system_rate_per_s() / kHour, 1296.0 / 419, 0.01);  // 3.09 h, as reported
+  const auto r = run(p, SyncMode::kSequential, 1, MPI_COMM_SELF);
+  const ResilienceOutcome& o = r.outcome;
+  std::printf("16k-GPU day: %llu failures, %llu steps run, %llu events committed, %.3f s wall\n",
+              static_cast<unsigned long long>(o.failures), static_cast<unsigned long long>(o.steps_run),
+              static_cast<unsigned long long>(r.run.total.committed), r.run.wall_seconds);
+  EXPECT_GT(o.failures, 0u);
+  // Steps + checkpoints + restarts + (a next-failure draw and a failure message per failure) + the stale
+  // events a failure leaves: at most one of each per failure.
+  const std::uint64_t checkpoints = o.saved_steps / p.interval_steps + o.failures;
+  EXPECT_LE(r.run.total.committed, o.steps_run + checkpoints + 4 * o.failures);
+}
+
 // Correlated repeats: each failure of a repeating domain repeats with probability p, so repeats / primary
 // failures -> p / (1 - p).
 TEST(ResilienceModel, CorrelatedRepeatsAddFailures) {
