@@ -179,7 +179,8 @@ void add_resilience_report(io::KeyValueReport& report, const ResilienceRun& r,
   const double rate = r.params.system_rate_per_s();
   cp.mtbf_s = rate > 0 ? 1 / rate : 0;
   const double tau = r.params.interval_steps * r.params.step_s;
-  report.add("simulated failure hours", o.horizon_s / hour, 3);
+  const double horizon_s = reliability::to_seconds(o.horizon_ps);
+  report.add("simulated failure hours", horizon_s / hour, 3);
   report.add("simulated failure domains", r.params.domain_count());
   report.add("simulated failure system mtbf hours", cp.mtbf_s / hour, 3);
   report.add("simulated failures", o.failures);
@@ -190,15 +191,15 @@ void add_resilience_report(io::KeyValueReport& report, const ResilienceRun& r,
   report.add("simulated steps checkpointed", o.saved_steps);
   report.add("simulated steps run", o.steps_run);
   report.add("simulated goodput", o.goodput(), 4);
-  report.add("simulated lost work hours", o.lost_s / hour, 3);
-  report.add("simulated restart hours", o.restart_s / hour, 3);
-  report.add("simulated checkpoint hours", o.checkpoint_s / hour, 3);
+  report.add("simulated lost work hours", reliability::to_seconds(o.lost_ps) / hour, 3);
+  report.add("simulated restart hours", reliability::to_seconds(o.restart_ps) / hour, 3);
+  report.add("simulated checkpoint hours", reliability::to_seconds(o.checkpoint_ps) / hour, 3);
   report.add("simulated failure events", r.run.total.committed);
   report.add("simulated failure digest", hex_digest(r.run.state_digest));
   report.add("simulated failure wall seconds", r.run.wall_seconds, 3);
   if (!(cp.mtbf_s > 0)) return;
   const double goodput = tau / reliability::expected_segment_seconds(cp, tau);
-  const double work_s = goodput * o.horizon_s;  // what the analytic model expects done in the horizon
+  const double work_s = goodput * horizon_s;  // what the analytic model expects done in the horizon
   const reliability::RunOutcome a = reliability::expected_run(cp, tau, work_s);
   report.add("analytic goodput", goodput, 4);
   report.add("analytic failures", a.failures, 1);

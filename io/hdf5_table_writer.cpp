@@ -3,6 +3,7 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "io/hdf5_handle.hpp"
@@ -30,8 +31,15 @@ void append_table(const std::string& path, const std::string& group, const std::
     const bool real = std::holds_alternative<std::vector<double>>(c.values);
     const hid_t file_type = real ? H5T_IEEE_F64LE : H5T_STD_I64LE;
     const hid_t mem_type = real ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+    // Chunked and deflated like the series: a progress table has a row per simulated step.
+    h5::Handle dcpl = h5::plist(H5Pcreate(H5P_DATASET_CREATE), "dataset creation list");
+    if (rows > 0) {
+      const hsize_t chunk[1] = {std::min<hsize_t>(rows, 65536)};
+      h5::check(H5Pset_chunk(dcpl, 1, chunk), "chunking " + c.name);
+      h5::check(H5Pset_deflate(dcpl, 2), "deflating " + c.name);
+    }
     h5::Handle d =
-        h5::dataset(H5Dcreate2(g, c.name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+        h5::dataset(H5Dcreate2(g, c.name.c_str(), file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
                     "creating " + group + "/" + c.name);
     const void* data = real ? static_cast<const void*>(std::get<std::vector<double>>(c.values).data())
                             : static_cast<const void*>(std::get<std::vector<std::int64_t>>(c.values).data());
