@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `warpsim run` with reliability.simulate_failures as users run it: the simulated keys (and every other
 # simulated key) and the resilience run's digest are identical for sequential and for optimistic on 1, 2 and
-# 4 ranks and conservative on 2; the results files' /summary and /resilience tables are identical (h5diff).
+# 4 ranks and conservative on 2; the results files are identical (h5diff of /series, /components, /summary
+# and the /resilience tables).
 # Args: path/to/warpsim spec. Env: WARPSIM_MPIEXEC.
 source "$(dirname "$0")/../../jobs/cli/lib.sh"
 SPEC=$2
@@ -25,7 +26,7 @@ rows=$(h5dump -H -d /resilience/failures/time_s "$tmp/seq.h5" | sed -n 's/.*DATA
 
 same_results() {
   local g
-  for g in /summary /resilience; do h5diff "$1" "$2" "$g" "$g" >/dev/null || return 1; done
+  for g in /series /components /summary /resilience; do h5diff "$1" "$2" "$g" "$g" >/dev/null || return 1; done
 }
 # Negative control: another seed gives other failures, so h5diff must see a difference.
 run_np 1 run "$SPEC" --sync sequential --seed 2 --progress-seconds 0 --output "$tmp/other.h5" >/dev/null
