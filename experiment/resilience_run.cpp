@@ -41,10 +41,14 @@ reliability::JobTimelineState share_timeline(const reliability::ResilienceModel&
                        s.failures_in_phase[0],
                        s.failures_in_phase[1],
                        s.failures_in_phase[2],
+                       s.failures_in_phase[3],
                        s.repeats,
                        s.lost_ps,
                        s.restart_ps,
-                       s.checkpoint_ps};
+                       s.checkpoint_ps,
+                       s.wait_ps,
+                       s.waits,
+                       s.in_repair};
   MPI_Allreduce(MPI_IN_PLACE, v, std::size(v), MPI_UINT64_T, MPI_SUM, comm);
   s.epoch = static_cast<std::uint32_t>(v[0]);
   s.phase = static_cast<reliability::Phase>(v[1]);
@@ -55,11 +59,14 @@ reliability::JobTimelineState share_timeline(const reliability::ResilienceModel&
   s.phase_start = v[6];
   s.last_checkpoint_end = v[7];
   s.failures = v[8];
-  for (int i = 0; i < 3; ++i) s.failures_in_phase[i] = v[9 + i];
-  s.repeats = v[12];
-  s.lost_ps = v[13];
-  s.restart_ps = v[14];
-  s.checkpoint_ps = v[15];
+  for (std::size_t i = 0; i < reliability::kPhases; ++i) s.failures_in_phase[i] = v[9 + i];
+  s.repeats = v[13];
+  s.lost_ps = v[14];
+  s.restart_ps = v[15];
+  s.checkpoint_ps = v[16];
+  s.wait_ps = v[17];
+  s.waits = v[18];
+  s.in_repair = static_cast<std::uint32_t>(v[19]);
   return s;
 }
 
@@ -98,6 +105,8 @@ reliability::ResilienceParams resilience_params(const spec::ExperimentSpec& exp,
   p.restart_s = inputs.checkpoint.restart_s;
   p.repeat_probability = sim.correlated().probability();
   p.repeat_window_s = sim.correlated().within_hours() * 3600;
+  p.spare_nodes = sim.spare_nodes();
+  p.repair_s = sim.repair_hours() * 3600;
   // A node domain holds the node's share of the cluster's GPUs, NICs and NVSwitches; the job spans the
   // nodes its GPUs are on (ranks fill nodes in order).
   const std::uint64_t nodes = std::max<std::uint64_t>(1, totals.nodes);
@@ -187,6 +196,12 @@ void add_resilience_report(io::KeyValueReport& report, const ResilienceRun& r,
   if (r.params.repeat_probability > 0) report.add("simulated correlated repeats", o.repeats);
   report.add("simulated failures during checkpoints", o.failures_in_phase[1]);
   report.add("simulated failures during restarts", o.failures_in_phase[2]);
+  if (r.params.repair_s > 0) {
+    report.add("simulated spare nodes", std::uint64_t{r.params.spare_nodes});
+    report.add("simulated restarts waiting for repair", o.waits);
+    report.add("simulated repair wait hours", reliability::to_seconds(o.wait_ps) / hour, 3);
+    report.add("simulated failures while waiting", o.failures_in_phase[3]);
+  }
   report.add("simulated steps", o.progress_steps);
   report.add("simulated steps checkpointed", o.saved_steps);
   report.add("simulated steps run", o.steps_run);
@@ -241,8 +256,9 @@ void write_resilience_tables(const std::string& path, const ResilienceRun& r) {
                          std::vector<std::int64_t>{}};
   io::TableColumn repeat{"repeat", "", "1 = a correlated repeat of an earlier failure",
                          std::vector<std::int64_t>{}};
-  io::TableColumn phase{"phase", "", "what the job was doing: 0 working, 1 checkpointing, 2 restarting",
-                        std::vector<std::int64_t>{}};
+  io::TableColumn phase{
+      "phase", "", "what the job was doing: 0 working, 1 checkpointing, 2 restarting, 3 waiting for repair",
+      std::vector<std::int64_t>{}};
   for (const auto& row : r.failures) {
     std::get<std::vector<double>>(ftime.values).push_back(static_cast<double>(row.time) / ps);
     std::get<std::vector<std::int64_t>>(component.values).push_back(static_cast<std::int64_t>(row.component));

@@ -69,6 +69,9 @@ void validate_reliability_spec(const ReliabilitySpec& r, std::string_view prefix
     if (!(f.hours() > 0 && f.hours() <= 5000)) {
       fail(prefix, "simulate_failures.hours", "must be in (0, 5000] (got " + number(f.hours()) + ")");
     }
+    if (!(f.repair_hours() >= 0 && std::isfinite(f.repair_hours()))) {
+      fail(prefix, "simulate_failures.repair_hours", "must be >= 0 (got " + number(f.repair_hours()) + ")");
+    }
     const CorrelatedFailures& c = f.correlated();
     if (!(c.probability() >= 0 && c.probability() < 1)) {
       fail(prefix, "simulate_failures.correlated.probability",

@@ -11,7 +11,9 @@ JobTimelineLp::JobTimelineLp(const ResilienceParams& params, bool record)
     : step_ps_(to_ps(params.step_s)),
       checkpoint_ps_(to_ps(params.checkpoint_s)),
       restart_ps_(to_ps(params.restart_s)),
+      repair_ps_(to_ps(params.repair_s)),
       interval_(params.interval_steps),
+      spares_(params.spare_nodes),
       record_(record) {
   if (step_ps_ == 0) throw std::invalid_argument("job timeline: the step time must be > 0");
   if (interval_ == 0) throw std::invalid_argument("job timeline: the checkpoint interval must be > 0 steps");
@@ -31,7 +33,8 @@ void JobTimelineLp::forward(std::uint32_t slot, LpContext& ctx) {
   JobTimelineState& s = mutable_state(slot);
   auto& p = ctx.payload<ResiliencePayload>();
   const SimTime now = ctx.now();
-  if (ctx.kind() != kFailure && p.epoch != s.epoch) {
+  // Failures and repairs are never stale; the timeline's own step, checkpoint and restart events are.
+  if (ctx.kind() != kFailure && ctx.kind() != kRepairDone && p.epoch != s.epoch) {
     p.applied = 0;  // scheduled before a failure that has since struck: ignored
     return;
   }
@@ -67,12 +70,38 @@ void JobTimelineLp::forward(std::uint32_t slot, LpContext& ctx) {
       break;
     case kRestartDone:
       s.restart_ps += now - s.phase_start;
-      s.phase = Phase::kWorking;
       s.phase_start = now;
+      if (repair_ps_ > 0 && s.in_repair > spares_) {
+        s.phase = Phase::kWaiting;  // a kRepairDone resumes
+        ++s.waits;
+        break;
+      }
+      s.phase = Phase::kWorking;
       s.segment_start = now;
       start_step(s, ctx);
       break;
+    case kRepairDone:
+      --s.in_repair;
+      if (s.phase == Phase::kWaiting && s.in_repair <= spares_) {
+        s.wait_ps += now - s.phase_start;
+        s.phase = Phase::kWorking;
+        s.phase_start = now;
+        s.segment_start = now;
+        start_step(s, ctx);
+      }
+      break;
     case kFailure: {
+      ++s.failures;
+      ++s.failures_in_phase[static_cast<std::size_t>(s.phase)];
+      s.repeats += p.repeat;
+      ++s.epoch;
+      if (repair_ps_ > 0 && takes_node(p.component)) {
+        ++s.in_repair;
+        ResiliencePayload back;  // no epoch: a repair is never stale
+        ctx.send(ctx.self(), repair_ps_, kRepairDone, back);
+      }
+      // A job already down and waiting for nodes loses nothing more and keeps waiting.
+      if (s.phase == Phase::kWaiting) break;
       // Everything since the segment began is lost (work and any partial checkpoint); a restart that is
       // struck counts as restart time and starts over.
       if (s.phase == Phase::kRestarting) {
@@ -80,10 +109,6 @@ void JobTimelineLp::forward(std::uint32_t slot, LpContext& ctx) {
       } else {
         s.lost_ps += now - s.segment_start;
       }
-      ++s.failures;
-      ++s.failures_in_phase[static_cast<std::size_t>(s.phase)];
-      s.repeats += p.repeat;
-      ++s.epoch;
       s.steps_since_checkpoint = 0;
       s.phase = Phase::kRestarting;
       s.phase_start = now;
@@ -115,11 +140,17 @@ void JobTimelineLp::reverse(std::uint32_t slot, LpContext& ctx) {
       break;
     case kRestartDone:
       s.restart_ps -= now - p.old_phase_start;
+      if (s.phase == Phase::kWaiting) --s.waits;
+      break;
+    case kRepairDone:
+      ++s.in_repair;
+      if (old_phase == Phase::kWaiting && s.phase == Phase::kWorking) s.wait_ps -= now - p.old_phase_start;
       break;
     case kFailure:
+      if (repair_ps_ > 0 && takes_node(p.component)) --s.in_repair;
       if (old_phase == Phase::kRestarting) {
         s.restart_ps -= now - p.old_phase_start;
-      } else {
+      } else if (old_phase != Phase::kWaiting) {
         s.lost_ps -= now - p.old_segment_start;
       }
       --s.failures;
@@ -154,7 +185,7 @@ void JobTimelineLp::commit(std::uint32_t, LpContext& ctx) {
       progress_.push_back({now, p.progress_after, p.saved_after});
       break;
     default:
-      break;  // a restart ends: no change of progress
+      break;  // a restart or repair ends: no change of progress
   }
 }
 
@@ -164,7 +195,7 @@ std::uint64_t JobTimelineLp::digest(std::uint32_t slot) const {
   for (std::uint64_t v :
        {std::uint64_t{s.epoch}, std::uint64_t(s.phase), std::uint64_t{s.steps_since_checkpoint},
         s.saved_steps, s.steps_run, s.segment_start, s.phase_start, s.last_checkpoint_end, s.failures,
-        s.repeats, s.lost_ps, s.restart_ps, s.checkpoint_ps})
+        s.repeats, s.lost_ps, s.restart_ps, s.checkpoint_ps, s.wait_ps, s.waits, std::uint64_t{s.in_repair}})
     h = splitmix64_finalize(h ^ v);
   return h;
 }

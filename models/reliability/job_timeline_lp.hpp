@@ -1,5 +1,6 @@
 // Job timeline LP of the resilience model (resilience_model.hpp): the training run as a state machine
-// WORKING -> (every K steps) CHECKPOINTING -> WORKING ..., and on any failure RESTARTING -> WORKING.
+// WORKING -> (every K steps) CHECKPOINTING -> WORKING ..., and on any failure RESTARTING -> WORKING, or,
+// with a spare pool, RESTARTING -> WAITING (more nodes in repair than spares) -> WORKING when one is back.
 // Steps take T (the simulated step without checkpoint stalls), a checkpoint C, a restart R. A failure
 // throws away the work (and any partial checkpoint) since the last completed checkpoint or restart and
 // starts a restart; failures during checkpoints and restarts count too (Daly's assumptions). Each failure
@@ -30,11 +31,14 @@ struct JobTimelineState {
   SimTime phase_start;                   // when the current phase began
   SimTime last_checkpoint_end;           // when the last checkpoint completed (0: none yet)
   std::uint64_t failures;
-  std::uint64_t failures_in_phase[3];  // by the phase they struck (Phase order)
-  std::uint64_t repeats;               // correlated repeats among the failures
-  SimTime lost_ps;                     // work and partial checkpoints thrown away
-  SimTime restart_ps;                  // restarts, interrupted ones included
-  SimTime checkpoint_ps;               // completed checkpoints
+  std::uint64_t failures_in_phase[kPhases];  // by the phase they struck (Phase order)
+  std::uint64_t repeats;                     // correlated repeats among the failures
+  SimTime lost_ps;                           // work and partial checkpoints thrown away
+  SimTime restart_ps;                        // restarts, interrupted ones included
+  SimTime checkpoint_ps;                     // completed checkpoints
+  SimTime wait_ps;                           // restarts done, waiting for nodes back from repair
+  std::uint64_t waits;                       // restarts that had to wait
+  std::uint32_t in_repair;                   // nodes in repair now (the spare pool)
 };
 
 // A committed change of progress (series) and a committed failure (table).
@@ -73,8 +77,9 @@ class JobTimelineLp final : public SlottedLpType<JobTimelineState> {
  private:
   void start_step(const JobTimelineState& s, LpContext& ctx) const;
 
-  SimTime step_ps_, checkpoint_ps_, restart_ps_;
+  SimTime step_ps_, checkpoint_ps_, restart_ps_, repair_ps_;
   std::uint32_t interval_;
+  std::uint32_t spares_;
   bool record_;
   std::vector<ProgressRow> progress_;
   std::vector<FailureRow> failures_;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #include "engine/sim_time.hpp"
@@ -17,10 +18,18 @@ enum ResilienceEvent : std::uint16_t {
   kFailure = 3,         // domain -> job timeline: a component failed
   kStepDone = 4,        // timeline -> itself: a training step completed
   kCheckpointDone = 5,  // timeline -> itself: a checkpoint completed
-  kRestartDone = 6,     // timeline -> itself: training resumed after a restart
+  kRestartDone = 6,     // timeline -> itself: a restart completed (training resumes unless nodes are short)
+  kRepairDone = 7,      // timeline -> itself: a failed node is back from repair (a spare again)
 };
 
-enum class Phase : std::uint8_t { kWorking, kCheckpointing, kRestarting };
+// kWaiting: the restart is done but more nodes are in repair than there are spares (the spare pool).
+enum class Phase : std::uint8_t { kWorking, kCheckpointing, kRestarting, kWaiting };
+inline constexpr std::size_t kPhases = 4;
+
+// Whether a failed component takes its node out for repair (the spare pool): the node domain's classes.
+inline bool takes_node(std::uint8_t component) {
+  return component <= 3;  // Component::kGpu, kNode, kNic, kNvSwitch
+}
 
 struct ResiliencePayload {
   // The message.

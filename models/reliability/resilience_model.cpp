@@ -48,6 +48,7 @@ ResilienceModel::ResilienceModel(const ResilienceParams& params, bool record)
   if (!(params.horizon_s > 0)) throw std::invalid_argument("resilience model: the horizon must be > 0");
   // 2^64 ps is about 213 days of engine time.
   if (params.horizon_s > 5000 * 3600.0) throw std::invalid_argument("resilience model: horizon above 5000 h");
+  if (params.repair_s < 0) throw std::invalid_argument("resilience model: negative repair time");
   if (params.repeat_probability < 0 || params.repeat_probability >= 1)
     throw std::invalid_argument("resilience model: repeat probability outside [0, 1)");
 }
@@ -68,7 +69,7 @@ ResilienceOutcome outcome_of(const JobTimelineState& s, const JobTimelineLp& lp,
   o.horizon_ps = horizon;
   o.failures = s.failures;
   o.repeats = s.repeats;
-  for (int i = 0; i < 3; ++i) o.failures_in_phase[i] = s.failures_in_phase[i];
+  for (std::size_t i = 0; i < kPhases; ++i) o.failures_in_phase[i] = s.failures_in_phase[i];
   o.steps_run = s.steps_run;
   o.saved_steps = s.saved_steps;
   o.progress_steps = s.saved_steps + s.steps_since_checkpoint;
@@ -76,7 +77,10 @@ ResilienceOutcome outcome_of(const JobTimelineState& s, const JobTimelineLp& lp,
   o.lost_ps = s.lost_ps;
   o.restart_ps = s.restart_ps;
   o.checkpoint_ps = s.checkpoint_ps;
-  const SimTime since = s.phase == Phase::kRestarting ? s.phase_start : s.segment_start;
+  o.wait_ps = s.wait_ps;
+  o.waits = s.waits;
+  const bool down = s.phase == Phase::kRestarting || s.phase == Phase::kWaiting;
+  const SimTime since = down ? s.phase_start : s.segment_start;
   o.in_flight_ps = horizon - since;
   o.last_checkpoint_end_ps = s.last_checkpoint_end;
   return o;

@@ -3,8 +3,9 @@
 // same results) rather than only computed (checkpoint_model.hpp keeps the analytic and Monte-Carlo
 // answers to compare with). LP 0 is the job timeline (job_timeline_lp.hpp); LPs 1.. are the failure
 // domains (failure_domain_lp.hpp), group after group as ResilienceParams lists them. Events: one per step
-// and per checkpoint of the job, and a few per failure. Model: docs/energy-cost.md, "Failures simulated
-// inside the run".
+// and per checkpoint of the job, and a few per failure. Beyond Daly's assumptions: correlated repeats of a
+// failure and a pool of spare nodes that a restart may have to wait for. Model: docs/energy-cost.md,
+// "Failures simulated inside the run".
 #pragma once
 
 #include <cstddef>
@@ -41,18 +42,20 @@ class ResilienceModel final : public Model {
 };
 
 // What a finished run measured (the job timeline's state at the horizon). Times in engine picoseconds, so
-// that horizon = useful + checkpoint + restart + lost + in flight holds exactly.
+// that horizon = useful + checkpoint + restart + lost + wait + in flight holds exactly.
 struct ResilienceOutcome {
   SimTime horizon_ps = 0;
   std::uint64_t failures = 0;
-  std::uint64_t repeats = 0;                // correlated repeats among them
-  std::uint64_t failures_in_phase[3] = {};  // struck while working, checkpointing, restarting
-  std::uint64_t steps_run = 0;              // step completions, lost ones included
-  std::uint64_t saved_steps = 0;            // steps in the last completed checkpoint
-  std::uint64_t progress_steps = 0;         // saved + steps since, at the horizon
-  SimTime useful_ps = 0;                    // saved steps x T
+  std::uint64_t repeats = 0;                      // correlated repeats among them
+  std::uint64_t failures_in_phase[kPhases] = {};  // struck while working, checkpointing, restarting, waiting
+  std::uint64_t steps_run = 0;                    // step completions, lost ones included
+  std::uint64_t saved_steps = 0;                  // steps in the last completed checkpoint
+  std::uint64_t progress_steps = 0;               // saved + steps since, at the horizon
+  SimTime useful_ps = 0;                          // saved steps x T
   SimTime lost_ps = 0, restart_ps = 0, checkpoint_ps = 0;
-  SimTime in_flight_ps = 0;  // at the horizon: the unfinished segment's work and checkpoint, or restart
+  SimTime wait_ps = 0;       // waiting for nodes back from repair (the spare pool)
+  std::uint64_t waits = 0;   // restarts that had to wait
+  SimTime in_flight_ps = 0;  // at the horizon: the unfinished segment's work and checkpoint, restart or wait
   SimTime last_checkpoint_end_ps = 0;
   // Useful work per wall second up to the last completed checkpoint (a renewal point, so without the bias
   // of a half-finished segment at the horizon); 0 when no checkpoint completed. The ratio is reduced by its

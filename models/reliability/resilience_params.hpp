@@ -44,6 +44,11 @@ struct ResilienceParams {
   // that was not replaced). A repeat may itself repeat.
   double repeat_probability = 0;
   double repeat_window_s = 0;
+  // The spare pool (not in Daly's model either): with repair_s > 0 every failure of a node-domain
+  // component (GPU, host, NIC, NVSwitch) sends its node to repair for repair_s, and a spare takes its place;
+  // a restart that finds more nodes in repair than spare_nodes waits until enough are back.
+  std::uint32_t spare_nodes = 0;
+  double repair_s = 0;
 
   double system_rate_per_s() const;  // primary failures per second over all domains
   std::uint64_t domain_count() const;

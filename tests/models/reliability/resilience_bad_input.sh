@@ -14,3 +14,4 @@ expect negative "reliability.simulate_failures.correlated.probability" 's/probab
 expect window "reliability.simulate_failures.correlated.within_hours" 's/within_hours: 1/within_hours: 0/'
 expect no_failures "reliability.simulate_failures" '/failures { component/d'
 expect unknown "no_such_field" 's/hours: 24 /hours: 24 no_such_field: 1 /'
+expect repair "reliability.simulate_failures.repair_hours" 's/repair_hours: 3/repair_hours: -1/'

@@ -15,7 +15,8 @@ ref_full=$(run_np 1 run "$SPEC" --sync sequential --progress-seconds 0 --output 
 ref=$(summary <<<"$ref_full")
 for k in 'simulated failures' 'simulated correlated repeats' 'simulated goodput' 'simulated lost work hours' \
          'simulated restart hours' 'simulated checkpoint hours' 'simulated steps' 'analytic goodput' \
-         'monte carlo horizon goodput' 'simulated failure digest'; do
+         'monte carlo horizon goodput' 'simulated failure digest' 'simulated restarts waiting for repair' \
+         'simulated repair wait hours'; do
   grep -q "^$k: " <<<"$ref" || fail "no '$k' key in: $ref"
 done
 failures=$(value 'simulated failures' "$ref")

@@ -115,7 +115,8 @@ TEST(ResilienceModel, TheHorizonSplitsExactlyIntoItsParts) {
   EXPECT_GT(o.failures, 100u);
   EXPECT_GT(o.repeats, 0u);
   EXPECT_GT(o.failures_in_phase[1] + o.failures_in_phase[2], 0u);  // some struck checkpoints or restarts
-  EXPECT_EQ(o.useful_ps + o.checkpoint_ps + o.restart_ps + o.lost_ps + o.in_flight_ps, o.horizon_ps);
+  EXPECT_EQ(o.useful_ps + o.checkpoint_ps + o.restart_ps + o.lost_ps + o.wait_ps + o.in_flight_ps,
+            o.horizon_ps);
   // The failure table holds every failure the job saw, in time order; progress never passes the steps run.
   ASSERT_EQ(r.failures.size(), o.failures);
   for (std::size_t i = 1; i < r.failures.size(); ++i) EXPECT_LE(r.failures[i - 1].time, r.failures[i].time);
@@ -192,6 +193,8 @@ TEST(ResilienceModel, TimelineReverseRestoresEveryState) {
   p.interval_steps = 3;
   p.checkpoint_s = 7;
   p.restart_s = 25;
+  p.spare_nodes = 1;  // failed nodes come back after 60 s; a restart waits while two are out
+  p.repair_s = 60;
   JobTimelineLp lp(p, false);
   const std::uint32_t slot = lp.add_lp(0);
   Capture capture;
@@ -235,6 +238,8 @@ TEST(ResilienceModel, TimelineReverseRestoresEveryState) {
   EXPECT_GT(stale, 10u);
   EXPECT_GT(lp.state(slot).failures_in_phase[1], 0u);  // failures struck checkpoints
   EXPECT_GT(lp.state(slot).failures_in_phase[2], 0u);  // and restarts
+  EXPECT_GT(lp.state(slot).waits, 0u);                 // restarts waited for repairs
+  EXPECT_GT(lp.state(slot).failures_in_phase[3], 0u);  // and failures struck while waiting
   for (auto it = history.rbegin(); it != history.rend(); ++it) {
     ctx.bind(0, it->time, EventKey{it->time, 0, 0}, it->kind, reinterpret_cast<std::byte*>(&it->payload), 1);
     lp.reverse(slot, ctx);
@@ -243,7 +248,37 @@ TEST(ResilienceModel, TimelineReverseRestoresEveryState) {
   const JobTimelineState& s = lp.state(slot);
   EXPECT_EQ(s.failures, 0u);
   EXPECT_EQ(s.failures_in_phase[0] + s.failures_in_phase[1] + s.failures_in_phase[2], 0u);
-  EXPECT_EQ(s.lost_ps + s.restart_ps + s.checkpoint_ps + s.saved_steps + s.steps_run, 0u);
+  EXPECT_EQ(s.lost_ps + s.restart_ps + s.checkpoint_ps + s.wait_ps + s.waits + s.in_repair + s.saved_steps +
+                s.steps_run,
+            0u);
+}
+
+// The spare pool: with as many spares as failures, no restart waits and the run is the one without repairs;
+// with no spares and 8 h repairs, restarts wait, and the horizon still splits exactly.
+TEST(ResilienceModel, RestartsWaitForRepairsOnlyWhenSparesRunShort) {
+  ResilienceParams p = daly_case(30);
+  const auto plain = run(p, SyncMode::kSequential, 4, MPI_COMM_SELF);
+  p.repair_s = 8 * kHour;
+  p.spare_nodes = 1000;
+  const auto plenty = run(p, SyncMode::kSequential, 4, MPI_COMM_SELF);
+  EXPECT_EQ(plenty.outcome.waits, 0u);
+  EXPECT_EQ(plenty.outcome.failures, plain.outcome.failures);
+  EXPECT_EQ(plenty.outcome.useful_ps, plain.outcome.useful_ps);
+  EXPECT_EQ(plenty.outcome.lost_ps, plain.outcome.lost_ps);
+  EXPECT_EQ(plenty.outcome.restart_ps, plain.outcome.restart_ps);
+  p.spare_nodes = 0;
+  const auto none = run(p, SyncMode::kSequential, 4, MPI_COMM_SELF);
+  const ResilienceOutcome& o = none.outcome;
+  // Every restart waits (R = 10 min < 8 h repair), and failures of other nodes while waiting extend it.
+  EXPECT_EQ(o.waits, o.failures - o.failures_in_phase[2] - o.failures_in_phase[3]);
+  EXPECT_GT(o.wait_ps, 0u);
+  EXPECT_LT(o.goodput(), plain.outcome.goodput());
+  EXPECT_EQ(o.useful_ps + o.checkpoint_ps + o.restart_ps + o.lost_ps + o.wait_ps + o.in_flight_ps,
+            o.horizon_ps);
+  std::printf(
+      "spare pool, 30 days: goodput %.4f with 1000 spares, %.4f with none (%llu waits, %.1f h waiting)\n",
+      plenty.outcome.goodput(), o.goodput(), static_cast<unsigned long long>(o.waits),
+      seconds(o.wait_ps) / kHour);
 }
 
 struct Variant {
@@ -260,6 +295,8 @@ TEST(ResilienceOracle, EveryModeAndRankCountMatchesTheSequentialRun) {
   p.restart_s = 420;
   p.repeat_probability = 0.4;
   p.repeat_window_s = 3 * kHour;
+  p.spare_nodes = 1;
+  p.repair_s = 6 * kHour;
   p.groups.push_back({"node",
                       64,
                       {{Component::kGpu, 8, 5000 * kHour},
@@ -270,6 +307,7 @@ TEST(ResilienceOracle, EveryModeAndRankCountMatchesTheSequentialRun) {
   const auto ref = run(p, SyncMode::kSequential, 11, MPI_COMM_SELF, "block", true);
   ASSERT_GT(ref.outcome.failures, 20u);
   ASSERT_GT(ref.outcome.repeats, 0u);
+  ASSERT_GT(ref.outcome.waits, 0u);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   for (const Variant& v :
@@ -285,6 +323,7 @@ TEST(ResilienceOracle, EveryModeAndRankCountMatchesTheSequentialRun) {
     EXPECT_EQ(got.outcome.restart_ps, ref.outcome.restart_ps);
     EXPECT_EQ(got.outcome.checkpoint_ps, ref.outcome.checkpoint_ps);
     EXPECT_EQ(got.outcome.last_checkpoint_end_ps, ref.outcome.last_checkpoint_end_ps);
+    EXPECT_EQ(got.outcome.wait_ps, ref.outcome.wait_ps);
     if (rank == 0) {
       ASSERT_EQ(got.failures.size(), ref.failures.size());
       for (std::size_t i = 0; i < got.failures.size(); ++i) {
