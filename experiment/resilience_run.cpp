@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -89,6 +90,13 @@ std::vector<std::uint64_t> gather_rows(const std::vector<std::uint64_t>& mine, M
   return all;
 }
 
+// A double as text that reads back to the same value.
+std::string exact(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
 }  // namespace
 
 reliability::ResilienceParams resilience_params(const spec::ExperimentSpec& exp,
@@ -159,7 +167,8 @@ ResilienceRun run_resilience(const reliability::ResilienceParams& params, Engine
   if (!record) return out;
   std::vector<std::uint64_t> progress, failures;
   for (const auto& row : model.timeline().progress())
-    progress.insert(progress.end(), {row.time, row.steps, row.saved_steps});
+    progress.insert(progress.end(),
+                    {row.time, row.steps, row.saved_steps, static_cast<std::uint64_t>(row.phase)});
   for (const auto& row : model.timeline().failures()) {
     failures.insert(failures.end(),
                     {row.time, static_cast<std::uint64_t>(row.component), row.index, row.domain,
@@ -167,8 +176,10 @@ ResilienceRun run_resilience(const reliability::ResilienceParams& params, Engine
   }
   progress = gather_rows(progress, comm);
   failures = gather_rows(failures, comm);
-  for (std::size_t i = 0; i + 3 <= progress.size(); i += 3)
-    out.progress.push_back({progress[i], progress[i + 1], progress[i + 2]});
+  for (std::size_t i = 0; i + 4 <= progress.size(); i += 4) {
+    out.progress.push_back(
+        {progress[i], progress[i + 1], progress[i + 2], static_cast<reliability::Phase>(progress[i + 3])});
+  }
   for (std::size_t i = 0; i + 6 <= failures.size(); i += 6) {
     out.failures.push_back({failures[i], static_cast<Component>(failures[i + 1]), failures[i + 2],
                             static_cast<LpId>(failures[i + 3]), failures[i + 4] != 0,
@@ -235,14 +246,22 @@ void write_resilience_tables(const std::string& path, const ResilienceRun& r) {
                         std::vector<std::int64_t>{}};
   io::TableColumn saved{"checkpointed_steps", "steps", "steps in the last completed checkpoint",
                         std::vector<std::int64_t>{}};
+  io::TableColumn row_phase{"phase", "",
+                            "the job's phase from this row on: 0 working (progress grows one step per step "
+                            "time until the next row), 1 checkpointing, 2 restarting, 3 waiting for repair",
+                            std::vector<std::int64_t>{}};
   for (const auto& row : r.progress) {
     std::get<std::vector<double>>(time.values).push_back(static_cast<double>(row.time) / ps);
     std::get<std::vector<std::int64_t>>(steps.values).push_back(static_cast<std::int64_t>(row.steps));
     std::get<std::vector<std::int64_t>>(saved.values).push_back(static_cast<std::int64_t>(row.saved_steps));
+    std::get<std::vector<std::int64_t>>(row_phase.values).push_back(static_cast<std::int64_t>(row.phase));
   }
   io::append_table(
-      path, "resilience/progress", {time, steps, saved},
-      {{"description", "the job's progress: one row per committed step, checkpoint and failure"}});
+      path, "resilience/progress", {time, steps, saved, row_phase},
+      {{"description",
+        "the job's progress: a row at each change of phase, two at each failure (the progress it "
+        "found, then what is left); while working, one more step every step time"},
+       {"step_seconds", exact(r.params.step_s)}});
   std::string names;
   for (unsigned c = 0; c < static_cast<unsigned>(Component::kCount); ++c)
     names += (c ? ", " : "") + std::to_string(c) + " " + std::string(to_string(static_cast<Component>(c)));

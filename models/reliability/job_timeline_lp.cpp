@@ -122,6 +122,7 @@ void JobTimelineLp::forward(std::uint32_t slot, LpContext& ctx) {
   }
   p.progress_after = s.saved_steps + s.steps_since_checkpoint;
   p.saved_after = s.saved_steps;
+  p.phase_after = static_cast<std::uint8_t>(s.phase);
 }
 
 void JobTimelineLp::reverse(std::uint32_t slot, LpContext& ctx) {
@@ -172,21 +173,21 @@ void JobTimelineLp::commit(std::uint32_t, LpContext& ctx) {
   const auto& p = ctx.payload<ResiliencePayload>();
   if (!record_ || p.applied == 0) return;
   const SimTime now = ctx.now();
-  switch (ctx.kind()) {
-    case kFailure:
-      failures_.push_back({p.failed_at, static_cast<Component>(p.component), p.index, p.domain, p.repeat != 0,
-                           static_cast<Phase>(p.old_phase)});
-      // A failure in a segment that had made progress drops it back to the checkpoint.
-      if (progress_.empty() || progress_.back().steps != p.progress_after)
-        progress_.push_back({now, p.progress_after, p.saved_after});
-      break;
-    case kStepDone:
-    case kCheckpointDone:
-      progress_.push_back({now, p.progress_after, p.saved_after});
-      break;
-    default:
-      break;  // a restart or repair ends: no change of progress
+  // Progress rows only where the phase changes: while working, progress grows by one step every T, so the
+  // rows in between would be implied (and a long horizon of short steps would hold billions of them).
+  if (progress_.empty()) progress_.push_back({0, 0, 0, Phase::kWorking});
+  const auto phase = static_cast<Phase>(p.phase_after);
+  if (ctx.kind() == kFailure) {
+    failures_.push_back({p.failed_at, static_cast<Component>(p.component), p.index, p.domain, p.repeat != 0,
+                         static_cast<Phase>(p.old_phase)});
+    // The progress the failure found (the steps done so far in the segment), then what is left of it.
+    progress_.push_back(
+        {now, p.saved_after + p.old_steps_since_checkpoint, p.saved_after, static_cast<Phase>(p.old_phase)});
+    progress_.push_back({now, p.progress_after, p.saved_after, phase});
+    return;
   }
+  if (phase != static_cast<Phase>(p.old_phase))
+    progress_.push_back({now, p.progress_after, p.saved_after, phase});
 }
 
 std::uint64_t JobTimelineLp::digest(std::uint32_t slot) const {

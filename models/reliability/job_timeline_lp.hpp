@@ -41,11 +41,14 @@ struct JobTimelineState {
   std::uint32_t in_repair;                   // nodes in repair now (the spare pool)
 };
 
-// A committed change of progress (series) and a committed failure (table).
+// A committed change of phase (the progress table) and a committed failure (the failure table). From a row
+// whose phase is kWorking to the next row, progress grows by one step every T; otherwise it stays. A
+// failure gives two rows at its time: the progress it found (in the phase it struck) and what is left.
 struct ProgressRow {
   SimTime time;
   std::uint64_t steps;        // progress: checkpointed steps + steps since
   std::uint64_t saved_steps;  // checkpointed steps
+  Phase phase;                // the phase from this row on
 };
 struct FailureRow {
   SimTime time;  // when the component failed

@@ -39,7 +39,8 @@ struct ResiliencePayload {
   // Written by the timeline's forward handler.
   std::uint8_t applied = 0;  // 1 = the event changed the state (not stale)
   std::uint8_t old_phase = 0;
-  std::uint32_t domain = 0;  // failures: the failing domain's LP id
+  std::uint8_t phase_after = 0;  // for the progress table
+  std::uint32_t domain = 0;      // failures: the failing domain's LP id
   std::uint32_t old_steps_since_checkpoint = 0;
   std::uint64_t index = 0;  // failures: the component's index within its class over the whole job
   SimTime failed_at = 0;    // failures: when the component failed (the domain's time)

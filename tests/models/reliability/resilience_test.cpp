@@ -123,6 +123,20 @@ TEST(ResilienceModel, TheHorizonSplitsExactlyIntoItsParts) {
   ASSERT_FALSE(r.progress.empty());
   EXPECT_EQ(r.progress.back().saved_steps, o.saved_steps);
   for (const auto& row : r.progress) EXPECT_LE(row.saved_steps, row.steps);
+  // Rows only at changes of phase: while working, progress grows by one step every T in between.
+  const SimTime t = to_ps(p.step_s);
+  for (std::size_t i = 0; i + 1 < r.progress.size(); ++i) {
+    const ProgressRow& a = r.progress[i];
+    const ProgressRow& b = r.progress[i + 1];
+    EXPECT_LE(a.time, b.time);
+    if (a.time == b.time) continue;  // a failure's two rows: what it found, what is left
+    if (a.phase == Phase::kWorking) {
+      EXPECT_EQ(b.steps - a.steps, (b.time - a.time) / t) << "row " << i;
+    } else {
+      EXPECT_GE(b.steps, a.steps) << "row " << i;  // no step while checkpointing, restarting or waiting
+    }
+  }
+  EXPECT_LT(r.progress.size(), 4 * (o.saved_steps / p.interval_steps + o.failures) + 4);
 }
 
 // The scale the model is for: a simulated day of a 16,384-GPU job (2048 node domains of 8 GPUs, 8 NICs and
