@@ -151,6 +151,29 @@ energy::ComponentTotals reduce_totals(const cluster::ClusterModel& model, MPI_Co
   return t;
 }
 
+std::optional<GoodputInputs> goodput_inputs(const spec::ExperimentSpec& exp, const RunFigures& run) {
+  if (!has_failures(exp)) return std::nullopt;
+  const auto& r = exp.reliability();
+  GoodputInputs in;
+  in.clean_step_s = run.run_seconds / run.steps;
+  if (run.run_seconds_without_checkpoints) in.clean_step_s = *run.run_seconds_without_checkpoints / run.steps;
+  const double measured_c =
+      run.run_seconds_without_checkpoints && run.checkpoints_simulated > 0
+          ? (run.run_seconds - *run.run_seconds_without_checkpoints) / run.checkpoints_simulated
+          : 0;
+  reliability::CheckpointParams& cp = in.checkpoint;
+  cp.mtbf_s = 1 / failure_rate_per_s(r, run.totals);
+  cp.checkpoint_s = r.has_checkpoint_seconds() ? r.checkpoint_seconds()
+                    : run.checkpoint_seconds   ? *run.checkpoint_seconds
+                                               : measured_c;
+  in.checkpoint_source = r.has_checkpoint_seconds() ? "spec"
+                         : run.checkpoint_seconds   ? run.checkpoint_seconds_source
+                                                    : "simulated";
+  cp.restart_s = r.restart_seconds();
+  in.interval_steps = interval_steps(exp);
+  return in;
+}
+
 bool needs_checkpoint_measurement(const spec::ExperimentSpec& exp, std::uint32_t checkpoints_simulated) {
   return has_failures(exp) && checkpoints_simulated > 0;
 }
@@ -171,24 +194,12 @@ void add_report(io::KeyValueReport& report, const spec::ExperimentSpec& exp, con
   // Goodput under failures (analytic, and Monte-Carlo when asked), over the training run when its length
   // is known.
   double run_wall_factor = 1;  // expected wall time / failure-free time of the training run
-  double clean_step_s = step_s;
-  if (has_failures(exp)) {
+  if (const std::optional<GoodputInputs> in = goodput_inputs(exp, run)) {
     const auto& r = exp.reliability();
-    if (run.run_seconds_without_checkpoints) clean_step_s = *run.run_seconds_without_checkpoints / run.steps;
-    const double measured_c =
-        run.run_seconds_without_checkpoints && run.checkpoints_simulated > 0
-            ? (run.run_seconds - *run.run_seconds_without_checkpoints) / run.checkpoints_simulated
-            : 0;
-    reliability::CheckpointParams cp;
-    cp.mtbf_s = 1 / failure_rate_per_s(r, t);
-    cp.checkpoint_s = r.has_checkpoint_seconds() ? r.checkpoint_seconds()
-                      : run.checkpoint_seconds     ? *run.checkpoint_seconds
-                                                   : measured_c;
-    const std::string source = r.has_checkpoint_seconds() ? "spec"
-                               : run.checkpoint_seconds    ? run.checkpoint_seconds_source
-                                                           : "simulated";
-    cp.restart_s = r.restart_seconds();
-    const double interval_s = interval_steps(exp) * clean_step_s;
+    const reliability::CheckpointParams& cp = in->checkpoint;
+    const std::string& source = in->checkpoint_source;
+    const double clean_step_s = in->clean_step_s;
+    const double interval_s = in->interval_s();
     const double optimum_s = reliability::optimal_interval_seconds(cp);
     report.add("system mtbf hours", cp.mtbf_s / 3600, 3);
     report.add("checkpoint seconds", cp.checkpoint_s, 6);

@@ -13,11 +13,12 @@
 #include <optional>
 #include <string>
 
-#include "io/key_value_report.hpp"
 #include "experiment/spec/experiment.pb.h"
+#include "io/key_value_report.hpp"
 #include "models/cluster/cluster_model.hpp"
 #include "models/cluster/gpu_program.hpp"
 #include "models/energy/power_model.hpp"
+#include "models/reliability/checkpoint_model.hpp"
 
 namespace warpsim::experiment::economics {
 
@@ -61,6 +62,19 @@ struct RunFigures {
   energy::ComponentTotals totals;
   std::uint64_t seed = 0;
 };
+
+// The goodput model's inputs of a run with failures (nullopt without `reliability.failures`): the system
+// MTBF over the cluster's components, C (spec, supplied or simulated, and which), R, the step without
+// checkpoint stalls and the checkpoint interval. The resilience simulation (resilience_run.hpp) takes its
+// T, C, R and K from here, so the analytic and the simulated goodput are of the same run.
+struct GoodputInputs {
+  reliability::CheckpointParams checkpoint;
+  std::string checkpoint_source;
+  double clean_step_s = 0;
+  std::uint32_t interval_steps = 0;
+  double interval_s() const { return interval_steps * clean_step_s; }
+};
+std::optional<GoodputInputs> goodput_inputs(const spec::ExperimentSpec& exp, const RunFigures& run);
 
 // Appends the energy/cost/carbon/goodput keys (docs/energy-cost.md lists them).
 void add_report(io::KeyValueReport& report, const spec::ExperimentSpec& exp, const RunFigures& run);

@@ -41,7 +41,8 @@ const std::set<std::string>& run_cost_keys() {
                                              "wall seconds",
                                              "peak rss bytes",
                                              "peak rss bytes total",
-                                             "cpu share min"};
+                                             "cpu share min",
+                                             "simulated failure wall seconds"};
   return keys;
 }
 

@@ -17,6 +17,7 @@
 #include "experiment/cluster_jobs_run.hpp"
 #include "experiment/engine_report.hpp"
 #include "experiment/memory_report.hpp"
+#include "experiment/resilience_run.hpp"
 #include "experiment/run_economics.hpp"
 #include "experiment/run_forecast.hpp"
 #include "experiment/spec/experiment_spec.hpp"
@@ -165,22 +166,42 @@ RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& reque
     const Simulated p = simulate(t.params, plain, config, *map, world, comm, nullptr, wrap);
     without_checkpoints = static_cast<double>(p.max_finish_ps) / static_cast<double>(kPicosPerSecond);
   }
+  const workload::Job& job = *t.job;
+  const double ps = static_cast<double>(kPicosPerSecond);
+  const auto& train = job.params().training;
+  const double tokens = static_cast<double>(train.global_batch_sequences) * job.shape().seq;
+  const economics::RunFigures figures{.run_seconds = static_cast<double>(main.max_finish_ps) / ps,
+                                      .steps = steps,
+                                      .tokens_per_step = tokens,
+                                      .world = world,
+                                      .checkpoints_simulated = checkpoints,
+                                      .run_seconds_without_checkpoints = without_checkpoints,
+                                      // a run measures the stall, `warpsim cost` estimates it
+                                      .checkpoint_seconds = std::nullopt,
+                                      .checkpoint_seconds_source = {},
+                                      .totals = main.totals,
+                                      .seed = seed};
+  // Failures simulated inside the run: a second engine run on the same ranks and sync mode, with the
+  // step, checkpoint stall and restart the goodput model uses (every rank takes part).
+  std::optional<ResilienceRun> resilience;
+  std::optional<economics::GoodputInputs> goodput_in;
+  if (exp.has_reliability() && exp.reliability().has_simulate_failures()) {
+    goodput_in = economics::goodput_inputs(exp, figures);
+    resilience = run_resilience(resilience_params(exp, *goodput_in, main.totals, world), config,
+                                settings.options.partition, comm, output != nullptr);
+  }
   if (rank != 0) {
     if (output) output->write(nullptr, comm);
     return outcome;
   }
 
   const workload::StepEstimate& est = t.estimate;
-  const workload::Job& job = *t.job;
-  const double ps = static_cast<double>(kPicosPerSecond);
   const double step_s = static_cast<double>(main.max_finish_ps) / ps / steps;
   const double compute_s = static_cast<double>(main.sum_busy_ps) / world / ps / steps;
   // The bubble a compute-only schedule has (the network can only lengthen it; the rest is attributed to
   // communication).
   const double bubble_s = est.bubble_fraction * est.pipeline_seconds;
   const double exposed_s = std::max(0.0, step_s - compute_s - bubble_s);
-  const auto& train = job.params().training;
-  const double tokens = static_cast<double>(train.global_batch_sequences) * job.shape().seq;
 
   io::KeyValueReport& report = outcome.report;
   report.add("model", std::string("training"));
@@ -243,23 +264,19 @@ RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& reque
              train.checkpoint_interval_steps ? 1.0 / train.checkpoint_interval_steps : 0.0, 4);
   report.add("network bytes per gpu per step", static_cast<double>(main.sum_bytes_sent) / world / steps, 0);
   add_memory_report(report, job);
-  economics::add_report(report, exp,
-                        {.run_seconds = static_cast<double>(main.max_finish_ps) / ps,
-                         .steps = steps,
-                         .tokens_per_step = tokens,
-                         .world = world,
-                         .checkpoints_simulated = checkpoints,
-                         .run_seconds_without_checkpoints = without_checkpoints,
-                         .checkpoint_seconds = std::nullopt,  // a run measures the stall, cost estimates it
-                         .checkpoint_seconds_source = {},
-                         .totals = main.totals,
-                         .seed = seed});
+  economics::add_report(report, exp, figures);
+  if (resilience) {
+    add_resilience_report(report, *resilience, *goodput_in, exp.reliability().monte_carlo_trials(), seed);
+  }
   report.add("ranks", static_cast<std::uint64_t>(r.ranks));
   report.add("partition", partition_label(settings.options.partition, request.partition_map));
   report.add("lps", main.lps);
   add_engine_report(report, r);
   report.add("state digest", hex_digest(r.state_digest));
-  if (output) output->write(&report, comm);
+  if (output) {
+    output->write(&report, comm);
+    if (resilience) write_resilience_tables(request.output.path, *resilience);
+  }
   return outcome;
 }
 

@@ -63,6 +63,25 @@ void validate_reliability_spec(const ReliabilitySpec& r, std::string_view prefix
   if (s.gpu_fraction() > 0 && !(s.slowdown() >= 1 && s.slowdown() <= 100)) {
     fail(prefix, "stragglers.slowdown", "must be in [1, 100] (got " + number(s.slowdown()) + ")");
   }
+  if (r.has_simulate_failures()) {
+    const SimulateFailures& f = r.simulate_failures();
+    if (r.failures_size() == 0) fail(prefix, "simulate_failures", "needs failures (no failure rates given)");
+    if (!(f.hours() > 0 && f.hours() <= 5000)) {
+      fail(prefix, "simulate_failures.hours", "must be in (0, 5000] (got " + number(f.hours()) + ")");
+    }
+    if (!(f.repair_hours() >= 0 && std::isfinite(f.repair_hours()))) {
+      fail(prefix, "simulate_failures.repair_hours", "must be >= 0 (got " + number(f.repair_hours()) + ")");
+    }
+    const CorrelatedFailures& c = f.correlated();
+    if (!(c.probability() >= 0 && c.probability() < 1)) {
+      fail(prefix, "simulate_failures.correlated.probability",
+           "must be in [0, 1) (got " + number(c.probability()) + ")");
+    }
+    if (c.probability() > 0 && !(c.within_hours() > 0 && std::isfinite(c.within_hours()))) {
+      fail(prefix, "simulate_failures.correlated.within_hours",
+           "must be > 0 (got " + number(c.within_hours()) + ")");
+    }
+  }
   if (r.monte_carlo_trials() > 100000) {
     fail(prefix, "monte_carlo_trials", "at most 100000 (got " + std::to_string(r.monte_carlo_trials()) + ")");
   }
