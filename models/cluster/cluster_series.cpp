@@ -72,7 +72,7 @@ ClusterSeries::ClusterSeries(SeriesRecorder& recorder, const Topology& topology)
        {"tier", "", false, "0 NVSwitch, 1 leaf (torus: router), 2 spine/aggregation, 3 core"},
        {"switch_index", "", false, "index of the switch within its tier (node index for NVSwitches)"},
        {"port", "", false, "output port index within the switch"},
-       {"peer_lp", "", false, "LP id behind the port"},
+       {"peer_lp", "", false, "LP id behind the port (-1: no cable, an empty port)"},
        {"bandwidth_gbps", "Gbit/s", true,
         "link bandwidth of the port (utilization = bytes*8/(interval*bw))"}});
   storage_ = recorder.declare_kind(
@@ -122,8 +122,10 @@ std::uint32_t ClusterSeries::add_switch(LpId lp) {
   std::uint32_t local0 = 0;
   for (std::uint32_t p = 0; p < topo_.port_count(lp); ++p) {
     const PortPeer peer = topo_.peer(lp, p);
-    const std::array<double, 6> cols = {double(lp), double(tier),    double(index),
-                                        double(p),  double(peer.lp), peer.link.bandwidth_gbps};
+    // An empty port (a fat tree's last leaf or pod not filled) has no peer: -1.
+    const double peer_lp = topo_.port_connected(lp, p) ? double(peer.lp) : -1.0;
+    const std::array<double, 6> cols = {double(lp), double(tier), double(index),
+                                        double(p),  peer_lp,      peer.link.bandwidth_gbps};
     const auto c = recorder_->add_component(port_, base + p, prefix + std::to_string(p), cols);
     if (p == 0) local0 = c.local;
     if (port_links_.size() <= c.local) port_links_.resize(c.local + 1);

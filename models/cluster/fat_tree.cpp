@@ -110,6 +110,22 @@ PortPeer FatTree::peer(LpId lp, std::uint32_t port) const {
   }
 }
 
+bool FatTree::port_connected(LpId lp, std::uint32_t port) const {
+  switch (kind_of(lp)) {
+    case LpKind::kLeaf: {
+      const std::uint32_t group = (lp - first_leaf_) / params().gpus_per_node;
+      return port >= down_ || group * down_ + port < params().nodes;  // a node behind each down port
+    }
+    case LpKind::kTier1:
+      if (params().tiers == 2) return port < leaves_;
+      return port >= pod_leaves_ || ((lp - first_tier1_) / up_) * pod_leaves_ + port < leaves_;
+    case LpKind::kCore:
+      return port < pods_;
+    default:
+      return true;
+  }
+}
+
 std::uint32_t FatTree::route(LpId lp, std::uint32_t src, std::uint32_t dst, std::uint64_t flow_hash) const {
   const std::uint32_t R = params().gpus_per_node;
   const std::uint32_t dst_leaf = leaf_of_gpu(dst);

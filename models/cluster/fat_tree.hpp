@@ -22,6 +22,7 @@ class FatTree final : public Topology {
 
   std::uint32_t port_count(LpId lp) const override;
   PortPeer peer(LpId lp, std::uint32_t port) const override;
+  bool port_connected(LpId lp, std::uint32_t port) const override;
   std::uint32_t route(LpId lp, std::uint32_t src, std::uint32_t dst, std::uint64_t flow_hash) const override;
   SimTime min_latency() const override;
   std::uint32_t edge_switch_of(std::uint32_t gpu) const override { return leaf_of_gpu(gpu); }

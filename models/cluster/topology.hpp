@@ -70,6 +70,9 @@ class Topology {
   virtual std::uint32_t edge_switch_of(std::uint32_t gpu) const = 0;
   virtual std::uint32_t port_count(LpId lp) const = 0;  // output ports of a NIC or switch
   virtual PortPeer peer(LpId lp, std::uint32_t port) const = 0;
+  // Whether a cable is behind the port. A fat tree whose node count does not fill its last leaf (or pod)
+  // leaves some down ports empty; peer() of such a port names no real neighbour. Default: every port is.
+  virtual bool port_connected(LpId, std::uint32_t) const { return true; }
   // Output port that a packet from GPU `src` to GPU `dst` with ECMP hash `flow_hash` leaves `lp` by.
   virtual std::uint32_t route(LpId lp, std::uint32_t src, std::uint32_t dst,
                               std::uint64_t flow_hash) const = 0;

@@ -4,7 +4,7 @@
 and the utilization of the leaves' up ports over simulated time, alone against shared.
 
 Each CASE is LABEL=ALONE.h5,SHARED.h5: the experiment with job a only and the same experiment with both jobs.
-A leaf's up ports are the tier-1 switch ports whose peer is a switch. Before plotting, the script integrates
+A leaf's up ports are the tier-1 switch ports whose peer is a tier-2 switch. Before plotting, the script integrates
 those ports' `bytes` series into busy time and checks that it reproduces the run's own
 `/fabric/leaf_uplink_utilization` (busy time over ports x makespan), so the plot and warpsim cannot drift
 apart. Bad input (missing file, dataset or key, a check that fails) exits 2 with one line.
@@ -51,8 +51,8 @@ def read_run(path):
         switch_lp = comp["switch_lp"][()]
         peer = comp["peer_lp"][()]
         gbps = comp["bandwidth_gbps"][()]
-        switches = set(switch_lp[tier >= 1].tolist())
-        up = (tier == 1) & np.isin(peer, list(switches))
+        tier2 = set(switch_lp[tier == 2].tolist())
+        up = (tier == 1) & np.isin(peer, list(tier2))  # empty ports have peer_lp -1
         if not up.any():
             fail(f"{path}: no leaf up ports in /components/switch_port")
         interval_s = float(f["series"].attrs["interval_ps"]) * 1e-12
@@ -90,7 +90,10 @@ def main(argv):
     ax.set_xticks(range(len(cases)), [c[0] for c in cases])
     ax.set_ylabel("step time (s)")
     ax.set_title("Two 8192-GPU jobs on one 16,384-GPU fabric")
-    ax.legend(loc="lower right")
+    top = max(max(v for v in c[1]["steps"].values()) for c in cases)
+    top = max(top, max(max(v for v in c[2]["steps"].values()) for c in cases))
+    ax.set_ylim(0, top * 1.25)
+    ax.legend(loc="upper left", ncol=3, fontsize=8)
     fig.tight_layout()
     fig.savefig(f"{prefix}-steps.png", dpi=110)
 

@@ -109,5 +109,42 @@ TEST(FatTree, OversubscriptionSplitsPorts) {
   EXPECT_EQ(t.leaf_count(), 2u);
 }
 
+// A node count that does not fill the last leaf (or pod) leaves empty ports: port_connected() says which,
+// and every connected port's peer names the port back (the results file's peer_lp and the fabric's
+// utilization denominators rely on it).
+TEST(FatTree, EmptyPortsOfAPartialLastLeafAndPodAreNotConnected) {
+  for (const std::uint32_t tiers : {2u, 3u}) {
+    ClusterParams p;
+    p.nodes = 7;  // radix 8: 4 nodes per leaf group, the 2nd group 3 of 4
+    p.gpus_per_node = 2;
+    p.radix = 8;
+    p.tiers = tiers;
+    const FatTree t(p);
+    std::uint32_t empty = 0, empty_leaf = 0;
+    for (LpId lp = t.first_switch_lp(); lp < t.lp_count(); ++lp) {
+      const LpKind k = t.kind_of(lp);
+      if (k != LpKind::kLeaf && k != LpKind::kTier1 && k != LpKind::kCore) continue;
+      for (std::uint32_t port = 0; port < t.port_count(lp); ++port) {
+        if (!t.port_connected(lp, port)) {
+          ++empty;
+          if (k == LpKind::kLeaf) ++empty_leaf;
+          continue;
+        }
+        const PortPeer peer = t.peer(lp, port);
+        ASSERT_LT(peer.lp, t.lp_count());
+        bool back = false;
+        for (std::uint32_t q = 0; q < t.port_count(peer.lp) && !back; ++q) back = t.peer(peer.lp, q).lp == lp;
+        EXPECT_TRUE(back) << "tiers " << tiers << ": switch " << lp << " port " << port << " -> " << peer.lp;
+      }
+    }
+    // Each rail's leaf of the partial group has one empty down port (2 rails); the tiers above have as many
+    // ports as there are leaves (pods) below them.
+    EXPECT_EQ(empty_leaf, 2u) << "tiers " << tiers;
+    EXPECT_EQ(empty, empty_leaf) << "tiers " << tiers;
+    EXPECT_FALSE(t.port_connected(t.leaf_lp(2), 3));  // group 1, rail 0, port 3: node 7 does not exist
+    EXPECT_TRUE(t.port_connected(t.leaf_lp(2), 2));   // node 6
+  }
+}
+
 }  // namespace
 }  // namespace warpsim::cluster
