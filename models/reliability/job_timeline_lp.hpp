@@ -8,7 +8,7 @@
 // stale epoch is ignored (no state change, so its reverse is nothing).
 // Reverse computation: forward saves the fields it overwrites in the event's payload and reverse restores
 // them and subtracts the counters' increments (integer picoseconds, exact). Commit records the progress
-// (one row per step, checkpoint and failure) and the failure table, which only committed events reach.
+// (a row at each change of phase, two per failure) and the failure table, which only committed events reach.
 #pragma once
 
 #include <cstdint>
