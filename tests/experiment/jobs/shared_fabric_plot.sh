@@ -27,18 +27,7 @@ a=$(sed -n 's/^job a step seconds: //p' "$TMP/alone.txt")
 grep -q "alone a $a" <<<"$out" || { echo "FAIL: the plot's alone step is not the run's $a"; exit 1; }
 echo "ok two plots"
 
-expect_error() {  # expect_error NAME PATTERN ARGS...: exit 2, one error line naming the problem
-  local name=$1 pattern=$2
-  shift 2
-  set +e
-  $PY "$PLOTS" "$@" >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  set -e
-  if [ $rc -ne 2 ] || [ "$(wc -l <"$TMP/err")" -ne 1 ] || ! grep -q "shared_fabric_plot.py: error: .*$pattern" "$TMP/err"; then
-    echo "FAIL $name: rc=$rc"; cat "$TMP/err"; exit 1
-  fi
-  echo "ok $name: $(cat "$TMP/err")"
-}
+source "$DIR/../../jobs/cli/expect_script_error.sh"
 expect_error missing-file "cannot open results file" "$TMP/q" "x=$TMP/none.h5,$TMP/alone.h5"
 expect_error bad-case "expected LABEL=ALONE.h5,SHARED.h5" "$TMP/q" "x=$TMP/alone.h5"
 # A one-job run has no /jobs group.

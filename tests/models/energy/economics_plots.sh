@@ -24,18 +24,7 @@ for plot in goodput breakdown power compare; do
 done
 echo "ok four plots"
 
-expect_error() {  # expect_error NAME PATTERN ARGS...: exit 2, one error line naming the problem
-  local name=$1 pattern=$2
-  shift 2
-  set +e
-  $PY "$PLOTS" "$@" >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  set -e
-  if [ $rc -ne 2 ] || [ "$(wc -l <"$TMP/err")" -ne 1 ] || ! grep -q "economics_plots.py: error: .*$pattern" "$TMP/err"; then
-    echo "FAIL $name: rc=$rc"; cat "$TMP/err"; exit 1
-  fi
-  echo "ok $name: $(cat "$TMP/err")"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../../jobs/cli/expect_script_error.sh"
 expect_error missing-summary "cannot read summary" "$TMP/none.txt" "$TMP/q"
 grep -v '^goodput:' "$TMP/run.txt" >"$TMP/nogoodput.txt"
 expect_error missing-key "'goodput'" "$TMP/nogoodput.txt" "$TMP/q"

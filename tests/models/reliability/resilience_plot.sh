@@ -6,12 +6,12 @@
 set -euo pipefail
 WARPSIM=$1
 SPEC=$2
-PLOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../../../scripts/analysis/resilience_plot.py"
+PLOTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../../../scripts/analysis/resilience_plot.py"
 PY=/usr/bin/python3
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 "$WARPSIM" run "$SPEC" --sync sequential --progress-seconds 0 --output "$TMP/run.h5" >"$TMP/run.txt"
-out=$($PY "$PLOT" "$TMP/run.h5" "$TMP/day.png")
+out=$($PY "$PLOTS" "$TMP/run.h5" "$TMP/day.png")
 echo "$out"
 [ "$(head -c 8 "$TMP/day.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || { echo "FAIL: no PNG"; exit 1; }
 failures=$(sed -n 's/^simulated failures: //p' "$TMP/run.txt")
@@ -19,18 +19,7 @@ failures=$(sed -n 's/^simulated failures: //p' "$TMP/run.txt")
 grep -q ": $failures failures, " <<<"$out" || { echo "FAIL: the plot's failures are not the run's $failures"; exit 1; }
 echo "ok plot"
 
-expect_error() {  # expect_error NAME PATTERN ARGS...: exit 2, one error line naming the problem
-  local name=$1 pattern=$2
-  shift 2
-  set +e
-  $PY "$PLOT" "$@" >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  set -e
-  if [ $rc -ne 2 ] || [ "$(wc -l <"$TMP/err")" -ne 1 ] || ! grep -q "resilience_plot.py: error: .*$pattern" "$TMP/err"; then
-    echo "FAIL $name: rc=$rc"; cat "$TMP/err"; exit 1
-  fi
-  echo "ok $name: $(cat "$TMP/err")"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../../jobs/cli/expect_script_error.sh"
 expect_error missing-file "cannot open results file" "$TMP/none.h5" "$TMP/x.png"
 expect_error usage "usage" "$TMP/run.h5"
 # A run without simulate_failures has no /resilience tables.
