@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "experiment/engine_report.hpp"
 #include "io/hdf5_table_writer.hpp"
@@ -25,69 +27,15 @@ std::optional<double> mtbf_seconds(const spec::ReliabilitySpec& r, std::string_v
   return std::nullopt;
 }
 
-// The job timeline's state, from the rank that holds it to every rank (the others add zeros).
-reliability::JobTimelineState share_timeline(const reliability::ResilienceModel& model, MPI_Comm comm) {
-  const auto& lp = model.timeline();
+// The job timeline's state, from the rank that holds its LP to every rank (the state is plain integers,
+// and every rank runs the same binary).
+reliability::JobTimelineState share_timeline(const reliability::ResilienceModel& model, int owner,
+                                             MPI_Comm comm) {
+  static_assert(std::is_trivially_copyable_v<reliability::JobTimelineState>);
   reliability::JobTimelineState s{};
-  if (lp.size() > 0) s = lp.state(0);
-  std::uint64_t v[] = {s.epoch,
-                       static_cast<std::uint64_t>(s.phase),
-                       s.steps_since_checkpoint,
-                       s.saved_steps,
-                       s.steps_run,
-                       s.segment_start,
-                       s.phase_start,
-                       s.last_checkpoint_end,
-                       s.failures,
-                       s.failures_in_phase[0],
-                       s.failures_in_phase[1],
-                       s.failures_in_phase[2],
-                       s.failures_in_phase[3],
-                       s.repeats,
-                       s.lost_ps,
-                       s.restart_ps,
-                       s.checkpoint_ps,
-                       s.wait_ps,
-                       s.waits,
-                       s.in_repair};
-  MPI_Allreduce(MPI_IN_PLACE, v, std::size(v), MPI_UINT64_T, MPI_SUM, comm);
-  s.epoch = static_cast<std::uint32_t>(v[0]);
-  s.phase = static_cast<reliability::Phase>(v[1]);
-  s.steps_since_checkpoint = static_cast<std::uint32_t>(v[2]);
-  s.saved_steps = v[3];
-  s.steps_run = v[4];
-  s.segment_start = v[5];
-  s.phase_start = v[6];
-  s.last_checkpoint_end = v[7];
-  s.failures = v[8];
-  for (std::size_t i = 0; i < reliability::kPhases; ++i) s.failures_in_phase[i] = v[9 + i];
-  s.repeats = v[13];
-  s.lost_ps = v[14];
-  s.restart_ps = v[15];
-  s.checkpoint_ps = v[16];
-  s.wait_ps = v[17];
-  s.waits = v[18];
-  s.in_repair = static_cast<std::uint32_t>(v[19]);
+  if (model.timeline().size() > 0) s = model.timeline().state(0);
+  MPI_Bcast(&s, sizeof s, MPI_BYTE, owner, comm);
   return s;
-}
-
-// Rows of `words` uint64 each, from whichever ranks hold them to rank 0 (in rank order).
-std::vector<std::uint64_t> gather_rows(const std::vector<std::uint64_t>& mine, MPI_Comm comm) {
-  int ranks = 1, rank = 0;
-  MPI_Comm_size(comm, &ranks);
-  MPI_Comm_rank(comm, &rank);
-  const int count = static_cast<int>(mine.size());
-  std::vector<int> counts(ranks), displs(ranks);
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
-  int total = 0;
-  for (int r = 0; r < ranks; ++r) {
-    displs[r] = total;
-    total += counts[r];
-  }
-  std::vector<std::uint64_t> all(rank == 0 ? total : 0);
-  MPI_Gatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, 0,
-              comm);
-  return all;
 }
 
 // A double as text that reads back to the same value.
@@ -162,28 +110,15 @@ ResilienceRun run_resilience(const reliability::ResilienceParams& params, Engine
   }
   Engine engine(model, *map, config, comm);
   out.run = engine.run();
-  const reliability::JobTimelineState s = share_timeline(model, comm);
-  out.outcome = reliability::outcome_of(s, model.timeline(), config.end_time);
-  if (!record) return out;
-  std::vector<std::uint64_t> progress, failures;
-  for (const auto& row : model.timeline().progress())
-    progress.insert(progress.end(),
-                    {row.time, row.steps, row.saved_steps, static_cast<std::uint64_t>(row.phase)});
-  for (const auto& row : model.timeline().failures()) {
-    failures.insert(failures.end(),
-                    {row.time, static_cast<std::uint64_t>(row.component), row.index, row.domain,
-                     static_cast<std::uint64_t>(row.repeat), static_cast<std::uint64_t>(row.phase)});
-  }
-  progress = gather_rows(progress, comm);
-  failures = gather_rows(failures, comm);
-  for (std::size_t i = 0; i + 4 <= progress.size(); i += 4) {
-    out.progress.push_back(
-        {progress[i], progress[i + 1], progress[i + 2], static_cast<reliability::Phase>(progress[i + 3])});
-  }
-  for (std::size_t i = 0; i + 6 <= failures.size(); i += 6) {
-    out.failures.push_back({failures[i], static_cast<Component>(failures[i + 1]), failures[i + 2],
-                            static_cast<LpId>(failures[i + 3]), failures[i + 4] != 0,
-                            static_cast<reliability::Phase>(failures[i + 5])});
+  // The timeline is LP 0, which both maps give to rank 0: its committed rows are already where the report
+  // and the results file are written.
+  const int owner = map->rank_of(reliability::ResilienceModel::kJobLp);
+  if (owner != 0) throw std::logic_error("resilience: the job timeline must be on rank 0");
+  out.outcome =
+      reliability::outcome_of(share_timeline(model, owner, comm), model.timeline(), config.end_time);
+  if (record) {
+    out.progress = model.timeline().progress();
+    out.failures = model.timeline().failures();
   }
   return out;
 }

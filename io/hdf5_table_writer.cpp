@@ -31,7 +31,7 @@ void append_table(const std::string& path, const std::string& group, const std::
     const bool real = std::holds_alternative<std::vector<double>>(c.values);
     const hid_t file_type = real ? H5T_IEEE_F64LE : H5T_STD_I64LE;
     const hid_t mem_type = real ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
-    // Chunked and deflated like the series: a progress table has a row per simulated step.
+    // Chunked and deflated like the series: a table of a long horizon holds thousands of rows.
     h5::Handle dcpl = h5::plist(H5Pcreate(H5P_DATASET_CREATE), "dataset creation list");
     if (rows > 0) {
       const hsize_t chunk[1] = {std::min<hsize_t>(rows, 65536)};
