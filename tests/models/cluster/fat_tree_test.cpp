@@ -144,6 +144,19 @@ TEST(FatTree, EmptyPortsOfAPartialLastLeafAndPodAreNotConnected) {
     EXPECT_FALSE(t.port_connected(t.leaf_lp(2), 3));  // group 1, rail 0, port 3: node 7 does not exist
     EXPECT_TRUE(t.port_connected(t.leaf_lp(2), 2));   // node 6
   }
+  // A partial pod: 3 tiers of radix 8 hold 4 leaves per pod; one GPU per node gives 2 leaves, so each
+  // aggregation switch has 2 down ports towards leaves that do not exist.
+  ClusterParams p;
+  p.nodes = 7;
+  p.gpus_per_node = 1;
+  p.radix = 8;
+  p.tiers = 3;
+  const FatTree t(p);
+  ASSERT_EQ(t.leaf_count(), 2u);
+  EXPECT_TRUE(t.port_connected(t.tier1_lp(0), 1));
+  EXPECT_FALSE(t.port_connected(t.tier1_lp(0), 2));
+  EXPECT_FALSE(t.port_connected(t.tier1_lp(0), 3));
+  EXPECT_TRUE(t.port_connected(t.tier1_lp(0), 4));  // up, to a core
 }
 
 }  // namespace
