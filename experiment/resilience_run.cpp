@@ -123,6 +123,15 @@ ResilienceRun run_resilience(const reliability::ResilienceParams& params, Engine
   return out;
 }
 
+ResilienceRun run_resilience_on_rank0(const reliability::ResilienceParams& params, EngineConfig config,
+                                      MPI_Comm comm, bool record) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank != 0) return ResilienceRun{params, {}, {}, {}, {}};
+  config.sync = SyncMode::kSequential;
+  return run_resilience(params, config, "block", MPI_COMM_SELF, record);
+}
+
 void add_resilience_report(io::KeyValueReport& report, const ResilienceRun& r,
                            const economics::GoodputInputs& inputs, std::uint32_t monte_carlo_trials,
                            std::uint64_t seed) {

@@ -181,14 +181,14 @@ RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& reque
                                       .checkpoint_seconds_source = {},
                                       .totals = main.totals,
                                       .seed = seed};
-  // Failures simulated inside the run: a second engine run on the same ranks and sync mode, with the
-  // step, checkpoint stall and restart the goodput model uses (every rank takes part).
+  // Failures simulated inside the run: a second engine run, sequential on rank 0, with the step,
+  // checkpoint stall and restart the goodput model uses.
   std::optional<ResilienceRun> resilience;
   std::optional<economics::GoodputInputs> goodput_in;
   if (exp.has_reliability() && exp.reliability().has_simulate_failures()) {
     goodput_in = economics::goodput_inputs(exp, figures);
-    resilience = run_resilience(resilience_params(exp, *goodput_in, main.totals, world), config,
-                                settings.options.partition, comm, output != nullptr);
+    resilience = run_resilience_on_rank0(resilience_params(exp, *goodput_in, main.totals, world), config,
+                                         comm, output != nullptr);
   }
   if (rank != 0) {
     if (output) output->write(nullptr, comm);
