@@ -29,6 +29,12 @@ void add_engine_report(io::KeyValueReport& report, const RunResult& result) {
   report.add("wall seconds", result.wall_seconds, 3);
   report.add("peak rss bytes", result.peak_rss_bytes_max);
   report.add("peak rss bytes total", result.peak_rss_bytes_sum);
+  if (result.memory_budget_bytes != 0) {
+    report.add("memory budget bytes per rank", result.memory_budget_bytes);
+    report.add("memory budget met",
+               std::string(result.peak_rss_bytes_max <= result.memory_budget_bytes ? "yes" : "no"));
+    report.add("memory budget limit cuts", result.total.memory_cuts);
+  }
   // CPU time / wall time of the rank that got least of a CPU: well below 1 on a shared node.
   report.add("cpu share min", result.cpu_share_min, 3);
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/kernel/checkpoint_signal.hpp"
+#include "experiment/byte_count.hpp"
 #include "experiment/setting_error.hpp"
 
 namespace warpsim::experiment {
@@ -87,6 +88,11 @@ EngineConfig to_engine_config(const EngineOptions& o, SimTime end_time, SimTime 
   c.poll_interval = static_cast<std::uint32_t>(o.poll_interval);
   c.batch = static_cast<std::uint32_t>(o.batch);
   c.max_uncommitted = static_cast<std::uint64_t>(o.max_uncommitted);
+  if (!o.memory_budget.empty()) {
+    c.memory_budget_bytes = parse_byte_count(o.memory_budget, "--memory-budget", 1ull << 50, "1 PiB");
+    if (c.memory_budget_bytes == 0)
+      throw SettingError("--memory-budget must be > 0 (got '" + o.memory_budget + "')");
+  }
   c.optimism_control = o.optimism_control == "adaptive" ? OptimismControlMode::kAdaptive
                        : o.optimism_control == "fixed"  ? OptimismControlMode::kFixed
                                                         : OptimismControlMode::kAuto;

@@ -16,6 +16,9 @@ struct EngineOptions {
   std::int64_t seed = 1;
   std::int64_t gvt_interval = 4096;
   std::int64_t max_uncommitted = 0;
+  // Resident bytes per rank to stay under, as typed ("512MiB"); empty = no budget
+  // (EngineConfig::memory_budget_bytes).
+  std::string memory_budget;
   double optimism_window = 0;             // in the command's time unit; 0 = off
   std::string optimism_control = "auto";  // auto | adaptive | fixed (EngineConfig::optimism_control)
   double rollback_target = 0.1;           // EngineConfig::rollback_target

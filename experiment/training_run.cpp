@@ -25,6 +25,7 @@
 #include "experiment/training_partition.hpp"
 #include "experiment/training_setup.hpp"
 #include "experiment/training_simulation.hpp"
+#include "models/cluster/topology.hpp"
 
 namespace warpsim::experiment {
 
@@ -118,11 +119,12 @@ RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& reque
   const EngineConfig config = to_engine_config(settings.options, end, kPicosPerNano, ranks, settings.sources);
   const TrainingSetup t = build_training(exp);
   check_end_time_fits(t, sim.end_time_s());
+  check_memory_budget(t, ranks, config, settings.options.memory_budget);
   // Before a long run, say so (on stderr, before any work). Only rank 0 reports, so only it builds the
   // forecast's traffic graph; the other ranks need nothing from it.
   RunOutcome outcome;
   if (rank == 0) {
-    const RunForecast forecast = forecast_run(t, ranks);
+    const RunForecast forecast = forecast_run(t, ranks, speculation_events(config, ranks));
     if (request.warn) request.warn(forecast.warnings);
     if (request.check_only) outcome.report = check_report(exp, t, forecast);
   }
@@ -142,6 +144,10 @@ RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& reque
   // Checkpoints cover the main simulation only; the what-if simulations below run whole in the process
   // that finishes the run (docs/checkpoint.md).
   EngineConfig main_config = config;
+  if (config.memory_budget_bytes != 0) {
+    main_config.memory_expected_bytes = static_cast<std::uint64_t>(
+        predicted_peak_bytes_per_rank(cluster::make_topology(t.params)->lp_count(), ranks, 0));
+  }
   apply_checkpoint_options(request.checkpoint, "--checkpoint-at-ns", kPicosPerNano, main_config);
   if (main_config.checkpoint.writes() || !main_config.checkpoint.resume.empty()) {
     add_checkpoint_identity(exp, output.get(), main_config);

@@ -92,6 +92,7 @@ Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_C
   max_uncommitted_ = config_.max_uncommitted != 0
                          ? config_.max_uncommitted
                          : std::uint64_t{16} * std::max<std::uint32_t>(1, config_.gvt_interval);
+  memory_guard_ = MemoryGuard(config_.memory_budget_bytes);
   {
     const bool adaptive = config_.optimism_control == OptimismControlMode::kAdaptive ||
                           (config_.optimism_control == OptimismControlMode::kAuto && oversubscribed);
@@ -290,6 +291,15 @@ RunResult Engine::run() {
     return checkpointing_ && at > cut_base_ && at < config_.end_time ? at : config_.end_time;
   };
   stop_time_ = next_stop();
+  if (config_.sync == SyncMode::kOptimistic && memory_guard_.active()) {
+    // The LPs exist now: what is left of the budget is what speculation may use.
+    const std::uint64_t resident = resident_bytes_now();
+    max_uncommitted_ =
+        memory_guard_.initial_limit(max_uncommitted_, std::max(resident, config_.memory_expected_bytes));
+    spdlog::debug(
+        "memory budget {} B, resident {} B at the start, {} B expected: at most {} uncommitted events",
+        config_.memory_budget_bytes, resident, config_.memory_expected_bytes, max_uncommitted_);
+  }
   std::uint64_t written = 0;
   std::string last_path;
   bool stopped = false;
@@ -345,7 +355,18 @@ RunResult Engine::run() {
         profile_.idle_spells, profile_.network, profile_.fossil, stats_.throttle_waits, stats_.gvt_rounds,
         cpu_seconds);
   }
+  stats_.memory_cuts = memory_guard_.cuts();
   RunResult result = reduce_result(wall, cpu_seconds);
+  result.memory_budget_bytes = config_.memory_budget_bytes;
+  if (rank_ == 0 && result.memory_budget_bytes != 0 &&
+      result.peak_rss_bytes_max > result.memory_budget_bytes) {
+    spdlog::warn(
+        "a rank peaked at {:.1f} MiB, above the memory budget of {:.1f} MiB per rank: its share of the model "
+        "(and of the results file's series) does not fit; more ranks, or no --output, lower it "
+        "(docs/running.md, 'Memory budget')",
+        static_cast<double>(result.peak_rss_bytes_max) / 1048576.0,
+        static_cast<double>(result.memory_budget_bytes) / 1048576.0);
+  }
   // A descheduled rank is the commonest reason why more ranks run slower than one: say so, with the figure.
   if (rank_ == 0 && ranks_ > 1 && wall > 1.0 && result.cpu_share_min < kLowCpuShare) {
     spdlog::warn(
@@ -398,7 +419,7 @@ RunResult Engine::reduce_result(double wall_seconds, double cpu_seconds) {
   std::uint64_t sums[] = {s.committed,      s.processed,         s.rolled_back, s.rollbacks,
                           s.remote_sent,    s.anti_sent,         s.annihilated, s.mpi_messages,
                           s.throttle_waits, s.model_state_bytes, s.local_lps,   digest,
-                          peak_rss_bytes(), s.committed_remote};
+                          peak_rss_bytes(), s.committed_remote,  s.memory_cuts};
   std::uint64_t maxima[] = {s.peak_uncommitted, s.peak_events,    s.event_bytes,
                             s.lp_bytes,         peak_rss_bytes(), s.gvt_rounds};
   MPI_Allreduce(MPI_IN_PLACE, sums, std::size(sums), MPI_UINT64_T, MPI_SUM, comm_);
@@ -430,6 +451,7 @@ RunResult Engine::reduce_result(double wall_seconds, double cpu_seconds) {
   t.peak_uncommitted = maxima[0];
   t.peak_events = maxima[1];
   t.committed_remote = sums[13];
+  t.memory_cuts = sums[14];
   t.event_bytes = maxima[2];
   t.lp_bytes = maxima[3];
   result.peak_rss_bytes_max = maxima[4];

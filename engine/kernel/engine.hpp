@@ -19,6 +19,7 @@
 #include "engine/kernel/event_pool.hpp"
 #include "engine/kernel/local_index.hpp"
 #include "engine/kernel/lp_map.hpp"
+#include "engine/kernel/memory_guard.hpp"
 #include "engine/kernel/mpi_transport.hpp"
 #include "engine/kernel/optimism_control.hpp"
 #include "engine/kernel/pending_queue.hpp"
@@ -31,9 +32,10 @@ struct RunResult {
   EngineStats total;        // counters summed over ranks; peak_* and per-item sizes are maxima
   double wall_seconds = 0;  // slowest rank, from the start of init to the end of the run
   int ranks = 1;
-  std::uint64_t state_digest = 0;        // order-independent combination of every LP's digest
-  std::uint64_t peak_rss_bytes_max = 0;  // largest per-rank peak RSS
-  std::uint64_t peak_rss_bytes_sum = 0;  // sum of per-rank peak RSS
+  std::uint64_t state_digest = 0;         // order-independent combination of every LP's digest
+  std::uint64_t peak_rss_bytes_max = 0;   // largest per-rank peak RSS
+  std::uint64_t peak_rss_bytes_sum = 0;   // sum of per-rank peak RSS
+  std::uint64_t memory_budget_bytes = 0;  // the per-rank budget the run was given (0 = none)
   SimTime final_gvt = 0;
   // Checkpoint/restart: checkpoints this run wrote, the newest one's directory and cut time, and whether
   // the run stopped there (LP finalize() not called; resume from checkpoint_path to finish it).
@@ -160,6 +162,7 @@ class Engine final : private EventScheduler {
   RemoteEventIndex remote_index_;
   std::uint64_t uncommitted_ = 0;
   std::uint64_t max_uncommitted_ = 0;
+  MemoryGuard memory_guard_;                               // --memory-budget: sets and cuts max_uncommitted_
   OptimismControl optimism_{OptimismControl::Settings{}};  // the adaptive window beyond GVT
   std::uint32_t idle_sleep_us_ = 0;                        // resolved from config_.idle_sleep_us (0 = spin)
   std::chrono::nanoseconds poll_period_{0};  // resolved from config_.poll_us (0 = by event count only)

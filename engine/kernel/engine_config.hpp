@@ -28,6 +28,14 @@ struct EngineConfig {
   // Optimistic: processed-but-uncommitted events a rank may hold before it waits for GVT (memory bound).
   // 0 = automatic (16 x gvt_interval).
   std::uint64_t max_uncommitted = 0;
+  // Optimistic: resident bytes each rank should stay under (0 = no budget). The rank sets its
+  // uncommitted-event limit from the headroom it has when the run starts and halves it while a GVT round
+  // finds it over the budget (engine/kernel/memory_guard.hpp); every mode reports the peak against it.
+  std::uint64_t memory_budget_bytes = 0;
+  // With a budget: what the rank is expected to hold at its peak without speculation (the front end's
+  // forecast: process, LPs, their pending events), when that is known; the headroom is taken from the larger
+  // of it and the resident memory at the start, since a model's pending events grow during a run.
+  std::uint64_t memory_expected_bytes = 0;
   // Optimistic: give each rank a window of simulated time beyond GVT that adapts to the share of its recent
   // work that was rolled back (engine/kernel/optimism_control.hpp), or none (fixed: only max_uncommitted and
   // optimism_window throttle). Automatic: adaptive where the node runs more ranks than it has CPUs, so that

@@ -239,6 +239,7 @@ void Engine::progress_gvt_round() {
   fossil_collect(std::min(gvt_, stop_time_));
   profile_.fossil += std::chrono::duration<double>(std::chrono::steady_clock::now() - fossil_start).count();
   optimism_.on_gvt(stats_.processed, stats_.rolled_back, max_executed_ > gvt_ ? max_executed_ - gvt_ : 0);
+  max_uncommitted_ = memory_guard_.on_gvt(max_uncommitted_);
   if (gvt_ >= stop_time_) done_ = true;
   report_progress(std::min(gvt_, config_.end_time), sums_out_[2], false);
 }

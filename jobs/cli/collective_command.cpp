@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/kernel/engine.hpp"
+#include "experiment/byte_count.hpp"
 #include "experiment/fidelity.hpp"
 #include "experiment/spec/cluster_spec.hpp"
 #include "experiment/spec/experiment_spec.hpp"
@@ -52,33 +53,8 @@ struct CollectiveOptions {
   EngineOptions engine;
 };
 
-// "4GiB", "512K", "1000", "1MB": binary suffixes (K, KiB, M, MiB, G, GiB), decimal ones (KB, MB, GB).
 std::uint64_t parse_bytes(const std::string& text, const std::string& flag) {
-  std::size_t pos = 0;
-  while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
-  if (pos == 0) throw UsageError(flag + ": expected a byte count like 1KiB or 4GiB (got '" + text + "')");
-  const std::string digits = text.substr(0, pos), suffix = text.substr(pos);
-  std::uint64_t unit = 1;
-  if (suffix.empty() || suffix == "B")
-    unit = 1;
-  else if (suffix == "K" || suffix == "KiB")
-    unit = 1ull << 10;
-  else if (suffix == "M" || suffix == "MiB")
-    unit = 1ull << 20;
-  else if (suffix == "G" || suffix == "GiB")
-    unit = 1ull << 30;
-  else if (suffix == "KB")
-    unit = 1000;
-  else if (suffix == "MB")
-    unit = 1000'000;
-  else if (suffix == "GB")
-    unit = 1000'000'000;
-  else
-    throw UsageError(flag + ": unknown unit '" + suffix + "' (use B, KiB, MiB, GiB, KB, MB, GB)");
-  if (digits.size() > 12) throw UsageError(flag + ": value too large");
-  const std::uint64_t value = std::stoull(digits) * unit;
-  if (value > (1ull << 40)) throw UsageError(flag + ": at most 1 TiB");
-  return value;
+  return experiment::parse_byte_count(text, flag, 1ull << 40, "1 TiB");
 }
 
 std::string hex(std::uint64_t v) {

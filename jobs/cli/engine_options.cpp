@@ -14,6 +14,11 @@ void add_engine_options(CLI::App& command, EngineOptions& o) {
           "--max-uncommitted", o.max_uncommitted,
           "optimism throttle: uncommitted events per rank before it waits for GVT (0 = 16 x gvt-interval)")
       ->capture_default_str();
+  command.add_option(
+      "--memory-budget", o.memory_budget,
+      "resident memory each rank should stay under, e.g. 512MiB or 4GiB: an optimistic rank "
+      "sets its uncommitted-event limit from it, `warpsim run` refuses a run predicted not to fit, "
+      "and the report says whether the peak stayed under it (docs/running.md, 'Memory budget')");
   command
       .add_option("--optimism-window", o.optimism_window,
                   "optimism throttle: time units beyond GVT a rank may run ahead (0 = unlimited)")

@@ -68,6 +68,7 @@ struct Variant {
   std::uint64_t max_uncommitted;
   OptimismControlMode control;
   double rollback_target;
+  std::uint64_t memory_budget = 0;  // EngineConfig::memory_budget_bytes
 };
 
 std::vector<Variant> variants(bool conservative_ok) {
@@ -80,6 +81,9 @@ std::vector<Variant> variants(bool conservative_ok) {
       // The adaptive window with a target so low that it shrinks and grows all the time.
       {"optimistic/round-robin/adaptive", SyncMode::kOptimistic, true, 64, 8, 4, 1024,
        OptimismControlMode::kAdaptive, 0.01},
+      // A budget below any process's resident memory: the smallest uncommitted-event limit from the start.
+      {"optimistic/block/memory-budget", SyncMode::kOptimistic, false, 64, 8, 4, 0,
+       OptimismControlMode::kFixed, 0.1, 1},
   };
   if (conservative_ok) {
     v.push_back({"conservative/block", SyncMode::kConservative, false, 4096, 256, 16, 0,
@@ -111,6 +115,7 @@ std::uint64_t check_against_sequential(const ModelFactory& factory, std::uint64_
     config.max_uncommitted = v.max_uncommitted;
     config.optimism_control = v.control;
     config.rollback_target = v.rollback_target;
+    config.memory_budget_bytes = v.memory_budget;
     std::unique_ptr<LpMap> map;
     if (v.round_robin) {
       map = std::make_unique<RoundRobinLpMap>(lps, ranks);
