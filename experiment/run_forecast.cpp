@@ -32,11 +32,8 @@ double predicted_peak_bytes_per_rank(std::uint64_t lps, int ranks, std::uint64_t
 
 std::uint64_t speculation_events(const EngineConfig& config, int ranks) {
   if (ranks <= 1 || config.sync != SyncMode::kOptimistic) return 0;
-  const std::uint64_t configured = config.max_uncommitted != 0
-                                       ? config.max_uncommitted
-                                       : std::uint64_t{16} * std::max<std::uint32_t>(1, config.gvt_interval);
   // With a budget the rank takes what is left of it; at least MemoryGuard::kMinLimit.
-  return config.memory_budget_bytes != 0 ? MemoryGuard::kMinLimit : configured;
+  return config.memory_budget_bytes != 0 ? MemoryGuard::kMinLimit : uncommitted_limit(config);
 }
 
 void check_memory_budget(const TrainingSetup& t, int ranks, const EngineConfig& config,
@@ -58,8 +55,10 @@ void check_memory_budget(const TrainingSetup& t, int ranks, const EngineConfig& 
       "; docs/running.md, 'Memory budget')";
   // The smallest rank count that fits, if any does (more ranks speculate, so count that term too).
   const double speculation =
-      static_cast<double>(MemoryGuard::kMinLimit * MemoryGuard::kBytesPerUncommittedEvent);
-  const double room = budget - kProcessFloorBytes - (config.sync == SyncMode::kOptimistic ? speculation : 0);
+      config.sync == SyncMode::kSequential
+          ? 0
+          : static_cast<double>(MemoryGuard::kMinLimit * MemoryGuard::kBytesPerUncommittedEvent);
+  const double room = budget - kProcessFloorBytes - speculation;
   if (room <= 0) {
     message +=
         format("; no rank count fits: the budget is below the %.1f MiB every rank needs before its LPs",

@@ -89,9 +89,7 @@ Engine::Engine(Model& model, const LpMap& map, const EngineConfig& config, MPI_C
   }
   const bool oversubscribed =
       config_.sync == SyncMode::kOptimistic && ranks_ > 1 && node_oversubscribed(comm_);
-  max_uncommitted_ = config_.max_uncommitted != 0
-                         ? config_.max_uncommitted
-                         : std::uint64_t{16} * std::max<std::uint32_t>(1, config_.gvt_interval);
+  max_uncommitted_ = uncommitted_limit(config_);
   memory_guard_ = MemoryGuard(config_.memory_budget_bytes);
   {
     const bool adaptive = config_.optimism_control == OptimismControlMode::kAdaptive ||

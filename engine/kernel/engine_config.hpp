@@ -81,4 +81,12 @@ struct ConfigProblem {
 };
 std::optional<ConfigProblem> check_config(const EngineConfig& config, int ranks);
 
+// The uncommitted-event limit an optimistic rank starts with: config.max_uncommitted, or 16 GVT intervals
+// when that is 0 (a memory budget may lower it during the run).
+inline std::uint64_t uncommitted_limit(const EngineConfig& config) {
+  return config.max_uncommitted != 0
+             ? config.max_uncommitted
+             : std::uint64_t{16} * (config.gvt_interval > 0 ? config.gvt_interval : 1);
+}
+
 }  // namespace warpsim
