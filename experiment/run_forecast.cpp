@@ -36,12 +36,12 @@ std::uint64_t speculation_events(const EngineConfig& config, int ranks) {
   return config.memory_budget_bytes != 0 ? MemoryGuard::kMinLimit : uncommitted_limit(config);
 }
 
-void check_memory_budget(const TrainingSetup& t, int ranks, const EngineConfig& config,
+void check_memory_budget(std::uint64_t lps, int ranks, const EngineConfig& config,
                          const std::string& budget_text) {
   const double budget = static_cast<double>(config.memory_budget_bytes);
   if (budget == 0) return;
-  const std::uint64_t lps = cluster::make_topology(t.params)->lp_count();
-  const double need = predicted_peak_bytes_per_rank(lps, ranks, speculation_events(config, ranks));
+  const std::uint64_t speculating = speculation_events(config, ranks);
+  const double need = predicted_peak_bytes_per_rank(lps, ranks, speculating);
   if (need <= budget) return;
   constexpr double kMiB = 1024.0 * 1024.0;
   std::string message =
@@ -49,9 +49,8 @@ void check_memory_budget(const TrainingSetup& t, int ranks, const EngineConfig& 
       format(": this run is predicted to need %.1f MiB per rank on %.0f rank(s) (process floor %.1f MiB",
              need / kMiB, ranks, kProcessFloorBytes / kMiB) +
       format(" + %.0f B per LP x %.0f LPs / ranks", kBytesPerLp, static_cast<double>(lps)) +
-      (speculation_events(config, ranks) != 0 ? format(" + %.0f speculative events x 1 KiB",
-                                                       static_cast<double>(speculation_events(config, ranks)))
-                                              : std::string()) +
+      (speculating != 0 ? format(" + %.0f speculative events x 1 KiB", static_cast<double>(speculating))
+                        : std::string()) +
       "; docs/running.md, 'Memory budget')";
   // The smallest rank count that fits, if any does (more ranks speculate, so count that term too).
   const double speculation =

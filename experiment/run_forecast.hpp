@@ -52,9 +52,9 @@ double predicted_peak_bytes_per_rank(std::uint64_t lps, int ranks, std::uint64_t
 // the run (a memory budget lowers it further from what the rank holds once its LPs exist).
 std::uint64_t speculation_events(const EngineConfig& config, int ranks);
 
-// Throws SettingError naming --memory-budget when the run is predicted not to fit `config`'s per-rank
-// budget on `ranks` ranks, with the rank count that would. Nothing when there is no budget.
-void check_memory_budget(const TrainingSetup& t, int ranks, const EngineConfig& config,
+// Throws SettingError naming --memory-budget when a run of `lps` LPs is predicted not to fit `config`'s
+// per-rank budget on `ranks` ranks, with the rank count that would. Nothing when there is no budget.
+void check_memory_budget(std::uint64_t lps, int ranks, const EngineConfig& config,
                          const std::string& budget_text);
 
 // Throws SettingError naming simulation.end_time_s when the compute-only estimate of the steps (a lower

@@ -119,7 +119,14 @@ RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& reque
   const EngineConfig config = to_engine_config(settings.options, end, kPicosPerNano, ranks, settings.sources);
   const TrainingSetup t = build_training(exp);
   check_end_time_fits(t, sim.end_time_s());
-  check_memory_budget(t, ranks, config, settings.options.memory_budget);
+  // With a memory budget: refused here if it cannot fit; else each rank's peak without speculation, from
+  // which the engine takes the headroom it may speculate in.
+  std::uint64_t memory_expected_bytes = 0;
+  if (config.memory_budget_bytes != 0) {
+    const std::uint64_t lps = cluster::make_topology(t.params)->lp_count();
+    check_memory_budget(lps, ranks, config, settings.options.memory_budget);
+    memory_expected_bytes = static_cast<std::uint64_t>(predicted_peak_bytes_per_rank(lps, ranks, 0));
+  }
   // Before a long run, say so (on stderr, before any work). Only rank 0 reports, so only it builds the
   // forecast's traffic graph; the other ranks need nothing from it.
   RunOutcome outcome;
@@ -144,10 +151,7 @@ RunOutcome run_training(const spec::ExperimentSpec& exp, const RunRequest& reque
   // Checkpoints cover the main simulation only; the what-if simulations below run whole in the process
   // that finishes the run (docs/checkpoint.md).
   EngineConfig main_config = config;
-  if (config.memory_budget_bytes != 0) {
-    main_config.memory_expected_bytes = static_cast<std::uint64_t>(
-        predicted_peak_bytes_per_rank(cluster::make_topology(t.params)->lp_count(), ranks, 0));
-  }
+  main_config.memory_expected_bytes = memory_expected_bytes;
   apply_checkpoint_options(request.checkpoint, "--checkpoint-at-ns", kPicosPerNano, main_config);
   if (main_config.checkpoint.writes() || !main_config.checkpoint.resume.empty()) {
     add_checkpoint_identity(exp, output.get(), main_config);

@@ -359,10 +359,9 @@ RunResult Engine::run() {
   if (rank_ == 0 && result.memory_budget_bytes != 0 &&
       result.peak_rss_bytes_max > result.memory_budget_bytes) {
     spdlog::warn(
-        "a rank peaked at {:.1f} MiB, above the memory budget of {:.1f} MiB per rank ({} bytes): its share "
-        "of "
-        "the model (and of the results file's series) does not fit; more ranks, or no --output, lower it "
-        "(docs/running.md, 'Memory budget')",
+        "a rank peaked at {:.1f} MiB, above the memory budget of {:.1f} MiB per rank ({} bytes): its "
+        "share of the model (and of the results file's series) does not fit; more ranks, or no --output, "
+        "lower it (docs/running.md, 'Memory budget')",
         static_cast<double>(result.peak_rss_bytes_max) / 1048576.0,
         static_cast<double>(result.memory_budget_bytes) / 1048576.0, result.memory_budget_bytes);
   }
