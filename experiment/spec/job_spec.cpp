@@ -425,8 +425,9 @@ void validate_job_spec(const JobSpec& s) {
              str(2ull * p.pipeline_parallel()) + "), got " + str(mb));
   }
   const std::string& algorithm = t.dp_allreduce_algorithm();
-  if (!algorithm.empty() && algorithm != "ring" && algorithm != "tree") {
-    fail("training.dp_allreduce_algorithm", "must be \"ring\" or \"tree\" (got \"" + algorithm + "\")");
+  if (!algorithm.empty() && algorithm != "auto" && algorithm != "ring" && algorithm != "tree") {
+    fail("training.dp_allreduce_algorithm",
+         "must be \"auto\", \"ring\" or \"tree\" (got \"" + algorithm + "\")");
   }
   if (algorithm == "tree" && p.zero_stage() != 0) {
     fail("training.dp_allreduce_algorithm",
@@ -444,8 +445,13 @@ void validate_job_spec(const JobSpec& s) {
          "needs parallelism.zero_stage 1 or 2 (got " + str(p.zero_stage()) +
              "): only the distributed optimizer all-gathers its parameters after the optimizer step");
   }
-  if (algorithm != "tree" && t.dp_tree_chunk_bytes() != 0) {
-    fail("training.dp_tree_chunk_bytes", "set but training.dp_allreduce_algorithm is not \"tree\"");
+  if (t.no_cp_comm_overlap() && p.context_parallel() <= 1) {
+    fail("training.no_cp_comm_overlap", "set but parallelism.context_parallel is " +
+                                            str(std::max(1u, p.context_parallel())) +
+                                            ": there is no KV exchange to overlap");
+  }
+  if (algorithm == "ring" && t.dp_tree_chunk_bytes() != 0) {
+    fail("training.dp_tree_chunk_bytes", "set but training.dp_allreduce_algorithm is \"ring\"");
   }
   if (t.activation_recompute() && t.activation_recompute_mode() != JobTraining::RECOMPUTE_UNSPECIFIED &&
       t.activation_recompute_mode() != JobTraining::FULL) {
@@ -532,6 +538,7 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   if (!st.nccl_protocol().empty()) t.nccl_protocol = st.nccl_protocol();
   t.free_reductions = st.free_reductions();
   t.overlap_param_gather = st.overlap_param_gather();
+  t.cp_comm_overlap = !st.no_cp_comm_overlap();
 
   p.compute_model = to_compute_model(s.compute_model());
   return p;

@@ -87,9 +87,17 @@ int run_collective(const CollectiveOptions& o, MPI_Comm comm) {
     throw UsageError("--op: unknown collective '" + o.op +
                      "' (allreduce, allgather, reducescatter, alltoall, broadcast)");
   }
-  const cluster::CollectiveAlgorithm* algorithm = cluster::find_collective_algorithm(o.algo);
+  // "auto": NCCL's choice between the ring and the tree for each size (all-reduce only); the ring stands in
+  // for the checks below.
+  const bool auto_algorithm = o.algo == "auto";
+  if (auto_algorithm && *collective != cluster::Collective::kAllReduce) {
+    throw UsageError("--algorithm: auto chooses between the ring and the tree of an all-reduce; --op " +
+                     o.op + " needs ring, tree or hierarchical");
+  }
+  const cluster::CollectiveAlgorithm* algorithm =
+      cluster::find_collective_algorithm(auto_algorithm ? "ring" : o.algo);
   if (algorithm == nullptr) {
-    throw UsageError("--algorithm: unknown algorithm '" + o.algo + "' (" +
+    throw UsageError("--algorithm: unknown algorithm '" + o.algo + "' (auto, " +
                      cluster::collective_algorithm_names() + ")");
   }
   if (!algorithm->implements(*collective)) {
@@ -154,7 +162,8 @@ int run_collective(const CollectiveOptions& o, MPI_Comm comm) {
                          static_cast<std::uint32_t>(o.channels))
           .channels();
   if (rank == 0) {
-    std::cout << "# warpsim collective: " << to_string(*collective) << " " << o.algo << ", " << group.count
+    std::cout << "# warpsim collective: " << to_string(*collective) << " " << o.algo
+              << (auto_algorithm ? " (NCCL's ring or tree per size)" : "") << ", " << group.count
               << " GPUs (first " << group.first << ", stride " << group.stride << ") of " << cluster_gpus
               << ", cluster " << o.cluster << ", "
               << (params.fidelity == cluster::Fidelity::kFlow ? "flow" : "packet") << " fidelity, ";
@@ -181,6 +190,15 @@ int run_collective(const CollectiveOptions& o, MPI_Comm comm) {
                           static_cast<std::uint32_t>(group.last_gpu() / params.gpus_per_node -
                                                      group.first / params.gpus_per_node + 1));
   for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
+    // With "auto", the tree where NCCL's tuning model prefers it and the group has one GPU per node (the
+    // flat double binary tree is NCCL's inter-node tree only then; the training program's rule).
+    if (auto_algorithm) {
+      const bool tree =
+          local == 1 && shape.nodes == group.count &&
+          cluster::nccl_allreduce_algorithm(bytes, shape, protocol) == cluster::Algorithm::kTree;
+      algorithm =
+          &cluster::collective_algorithm(tree ? cluster::Algorithm::kTree : cluster::Algorithm::kRing);
+    }
     cluster::NcclCost cost;
     if (nccl_cost) cost = cluster::nccl_cost(*collective, algorithm->id, bytes, shape, protocol);
     // Channels: --channels, else one per rail, fewer for small messages as NCCL drops channels.
@@ -235,6 +253,12 @@ int run_collective(const CollectiveOptions& o, MPI_Comm comm) {
                     r.wall_seconds > 0 ? static_cast<double>(r.total.committed) / r.wall_seconds : 0.0,
                     static_cast<unsigned long long>(r.total.rolled_back), r.ranks);
       cost_lines.emplace_back(line);
+      if (auto_algorithm) {
+        std::snprintf(line, sizeof line, "# %llu bytes: algorithm %s\n",
+                      static_cast<unsigned long long>(bytes),
+                      std::string(cluster::to_string(algorithm->id)).c_str());
+        model_lines.emplace_back(line);
+      }
       if (algorithm->id == cluster::Algorithm::kRing) {
         std::snprintf(line, sizeof line, "# %llu bytes: %u channel(s)\n",
                       static_cast<unsigned long long>(bytes), program->channels());
@@ -292,7 +316,7 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& /*e
       ->capture_default_str();
   cmd->add_option("--algorithm,--algo", o->algo,
                   "ring (every op) | tree (double binary tree: allreduce, broadcast) | "
-                  "hierarchical (all but alltoall)")
+                  "hierarchical (all but alltoall) | auto (allreduce: NCCL's ring-or-tree choice per size)")
       ->capture_default_str();
   cmd->add_option("--gpus", o->gpus, "GPUs in the group (0 = all from --first)")->capture_default_str();
   cmd->add_option("--first", o->first, "first GPU of the group")->capture_default_str();

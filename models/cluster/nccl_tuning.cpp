@@ -24,11 +24,57 @@ constexpr double kNetOverheadUs = 1.0;
 // 120/128; the per-channel caps are not modelled) and the bytes each puts on the wire per data byte.
 constexpr std::array<double, 3> kBusFraction = {0.5, 0.92, 1.0};
 constexpr std::array<double, 3> kWireFactor = {2.0, 128.0 / 120.0, 1.0};
+// The tree all-reduce's bus bandwidth (tuning.cc): 0.92 of the graph's, then LL x 1/3.8 and LL128 x 120/128
+// across nodes (7/9 on one node).
+constexpr double kTreeBusFraction = 0.92;
+constexpr double kTreeLL = 1.0 / 3.8;
+// ncclTopoGetAlgoTime: the ring Simple all-reduce's latency across nodes, x1.4 on compute capability >= 8.0
+// (x1.9 before), once each rank's share per channel is at least 64 bytes.
+constexpr double kRingPlateau = 1.4;
+// treeCorrectionFactor[protocol][log2(bytes / 64)] for 64 B .. 256 MiB (tuning.cc): the tree runs below its
+// model for medium sizes.
+constexpr std::array<std::array<double, 24>, 3> kTreeCorrection = {{
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
+}};
 
 std::uint32_t log2i(std::uint32_t n) {
   std::uint32_t l = 0;
   while (n >>= 1) ++l;
   return l;
+}
+
+std::uint64_t log2i64(std::uint64_t n) {
+  std::uint64_t l = 0;
+  while (n >>= 1) ++l;
+  return l;
+}
+
+// The ring's steps as tuning.cc counts them for the bandwidth conversion (nsteps).
+std::uint64_t ring_bandwidth_steps(Collective c, std::uint64_t n) {
+  switch (c) {
+    case Collective::kAllReduce:
+      return 2 * (n - 1);
+    case Collective::kAllGather:
+    case Collective::kReduceScatter:
+      return n - 1;
+    case Collective::kBroadcast:
+      return n;
+    case Collective::kAllToAll:
+      break;
+  }
+  return n;  // point-to-point: no conversion (n / n)
+}
+
+// Whether ncclTopoGetAlgoTime raises the latency by the ring's plateau factor.
+bool ring_plateau(Collective c, Algorithm a, Protocol p, std::uint64_t bytes, const NcclShape& s) {
+  if (c != Collective::kAllReduce || a == Algorithm::kTree || p != Protocol::kSimple || s.nodes <= 1 ||
+      s.ranks < 2)
+    return false;
+  // Channels: one per member on a node (the rails the ring uses; docs/collectives.md).
+  const std::uint64_t channels = std::max<std::uint64_t>(1, s.ranks / s.nodes);
+  return bytes / (channels * s.ranks) >= 64;
 }
 
 }  // namespace
@@ -105,6 +151,44 @@ double nccl_latency_us(Collective c, Algorithm a, Protocol p, const NcclShape& s
          static_cast<double>(inter_steps) * inter;
 }
 
+double nccl_time_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes, const NcclShape& s) {
+  const auto i = static_cast<std::size_t>(p);
+  const std::uint64_t n = std::max<std::uint32_t>(1, s.ranks);
+  double latency = nccl_latency_us(c, a, p, s);
+  if (ring_plateau(c, a, p, bytes, s)) latency *= kRingPlateau;
+  double bw = 0;  // algorithm bandwidth, bytes/s
+  if (a == Algorithm::kTree && c == Collective::kAllReduce) {
+    double bus = s.simple_bus_bytes_per_s * kTreeBusFraction;
+    if (p == Protocol::kLL) bus *= kTreeLL;
+    if (p == Protocol::kLL128) bus *= s.nodes <= 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+    bw = bus * 0.5;
+    const std::uint64_t units = bytes >> 6;
+    if (units > 0) {
+      const std::uint64_t log_size = log2i64(units);
+      if (log_size < 23) bw *= kTreeCorrection[i][log_size];
+    }
+  } else {
+    // Rings (and the two-level rings, as NCCL's ring for the choice), point-to-point: the protocol's
+    // fraction of Simple's bus bandwidth, converted to algorithm bandwidth by n / nsteps.
+    bw = s.simple_bus_bytes_per_s * kBusFraction[i];
+    if (n > 1) bw *= static_cast<double>(n) / static_cast<double>(ring_bandwidth_steps(c, n));
+  }
+  return latency + (bw > 0 ? static_cast<double>(bytes) / bw * 1e6 : 0);
+}
+
+Algorithm nccl_allreduce_algorithm(std::uint64_t bytes, const NcclShape& s,
+                                   std::optional<Protocol> protocol) {
+  if (s.ranks < 3 || s.simple_bus_bytes_per_s <= 0) return Algorithm::kRing;  // no fabric known: the ring
+  const auto best_time = [&](Algorithm a) {
+    if (protocol) return nccl_time_us(Collective::kAllReduce, a, *protocol, bytes, s);
+    double t = std::numeric_limits<double>::infinity();
+    for (const Protocol p : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple})
+      t = std::min(t, nccl_time_us(Collective::kAllReduce, a, p, bytes, s));
+    return t;
+  };
+  return best_time(Algorithm::kTree) < best_time(Algorithm::kRing) ? Algorithm::kTree : Algorithm::kRing;
+}
+
 NcclCost nccl_cost(Collective c, Algorithm a, std::uint64_t bytes, const NcclShape& s,
                    std::optional<Protocol> protocol) {
   Protocol best = Protocol::kSimple;
@@ -113,14 +197,14 @@ NcclCost nccl_cost(Collective c, Algorithm a, std::uint64_t bytes, const NcclSha
   } else {
     double best_time = std::numeric_limits<double>::infinity();
     for (const Protocol p : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
-      const double bw = s.simple_bus_bytes_per_s * kBusFraction[static_cast<std::size_t>(p)];
-      const double t = nccl_latency_us(c, a, p, s) * 1e-6 + (bw > 0 ? static_cast<double>(bytes) / bw : 0);
+      const double t = nccl_time_us(c, a, p, bytes, s);
       if (t < best_time) best_time = t, best = p;
     }
   }
   NcclCost cost;
   cost.protocol = best;
   cost.latency_us = nccl_latency_us(c, a, best, s);
+  if (ring_plateau(c, a, best, bytes, s)) cost.latency_us *= kRingPlateau;
   cost.wire_factor = kWireFactor[static_cast<std::size_t>(best)];
   // The model already charges each step's wire latency; charge NCCL's latency beyond it up front.
   const std::uint64_t n = s.ranks, nodes = std::max<std::uint32_t>(1, s.nodes);

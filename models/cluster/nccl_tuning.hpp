@@ -52,9 +52,21 @@ struct NcclCost {
 
 // NCCL's latency in microseconds: base + per-step hardware latency (tuning.cc).
 double nccl_latency_us(Collective c, Algorithm a, Protocol p, const NcclShape& s);
-// The cost of `protocol`, or (nullopt) of the protocol NCCL would pick for `bytes`.
+// NCCL's predicted time in microseconds of `bytes` under (c, a, p), as ncclTopoGetAlgoTime computes it to
+// choose: latency (x1.4 for a ring Simple all-reduce across nodes, NCCL's "plateau effect of ring" on
+// compute capability 8.0 and later, i.e. every shipped GPU) + bytes / algorithm bandwidth, where the
+// algorithm bandwidth is the protocol's bus bandwidth x n/nsteps for a ring and x 0.5 for a tree, the tree's
+// bus bandwidth being 0.92 of Simple's (LL: a further 1/3.8, LL128: 120/128 across nodes, 7/9 on one node)
+// and corrected for medium sizes (treeCorrectionFactor). The per-channel caps are not modelled.
+double nccl_time_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes, const NcclShape& s);
+// The cost of `protocol`, or (nullopt) of the protocol NCCL would pick for `bytes` (least nccl_time_us).
 NcclCost nccl_cost(Collective c, Algorithm a, std::uint64_t bytes, const NcclShape& s,
                    std::optional<Protocol> protocol = std::nullopt);
+// The algorithm NCCL picks for an all-reduce of `bytes` between the ring and the tree (the two it would
+// compare on a fabric without NVLS or CollNet): the one whose best protocol (or `protocol`, if forced) has
+// the least nccl_time_us; the ring on a tie, for groups of fewer than 3 ranks and without a bandwidth.
+Algorithm nccl_allreduce_algorithm(std::uint64_t bytes, const NcclShape& s,
+                                   std::optional<Protocol> protocol = std::nullopt);
 
 // NCCL's channel count for a ring or tree of `bytes` under `protocol` (src/enqueue.cc): from
 // `max_channels` down while bytes < channels x threads x threshold (threads: LL 512, LL128 640, Simple 512;

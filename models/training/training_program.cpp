@@ -2,11 +2,13 @@
 #include "models/training/training_program.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "engine/hash.hpp"
 #include "models/cluster/nccl_tuning.hpp"
@@ -138,10 +140,14 @@ CommClass comm_class(const workload::Op& op) {
 CollectiveOptions collective_options(const workload::Job& job) {
   const auto& t = job.params().training;
   CollectiveOptions o;
-  const cluster::CollectiveAlgorithm* dp = cluster::find_dp_allreduce_algorithm(t.dp_allreduce_algorithm);
-  if (dp == nullptr)  // the spec's validation refuses these first
-    throw std::invalid_argument("training.dp_allreduce_algorithm: '" + t.dp_allreduce_algorithm + "'");
-  o.dp_allreduce = dp->id;
+  if (t.dp_allreduce_algorithm == "auto" || t.dp_allreduce_algorithm.empty()) {
+    o.dp_allreduce_auto = true;
+  } else {
+    const cluster::CollectiveAlgorithm* dp = cluster::find_dp_allreduce_algorithm(t.dp_allreduce_algorithm);
+    if (dp == nullptr)  // the spec's validation refuses these first
+      throw std::invalid_argument("training.dp_allreduce_algorithm: '" + t.dp_allreduce_algorithm + "'");
+    o.dp_allreduce = dp->id;
+  }
   if (t.dp_tree_chunk_bytes != 0) o.tree_chunk_bytes = t.dp_tree_chunk_bytes;
   o.sync_p2p = job.degrees().pp_sync;
   o.routing = &job.routing();
@@ -235,10 +241,55 @@ std::uint64_t message_bytes(double bytes) {
 }  // namespace
 
 bool uses_tree(const workload::Op& op, const CollectiveOptions& options) {
-  return options.dp_allreduce == cluster::Algorithm::kTree && op.kind == OpKind::kCollective &&
-         op.collective == CollectiveKind::kAllReduce &&
-         (op.group_kind == workload::GroupKind::kDataContext ||
-          op.group_kind == workload::GroupKind::kExpertDataContext);
+  const bool eligible = op.kind == OpKind::kCollective && op.collective == CollectiveKind::kAllReduce &&
+                        (op.group_kind == workload::GroupKind::kDataContext ||
+                         op.group_kind == workload::GroupKind::kExpertDataContext);
+  if (!eligible) return false;
+  if (!options.dp_allreduce_auto) return options.dp_allreduce == cluster::Algorithm::kTree;
+  const std::uint32_t n = op.group.size();
+  if (n < 3) return false;
+  const std::uint32_t nodes = group_nodes(op.group, options.gpus_per_node);
+  // warpsim's tree is one flat double binary tree over the members. With one member per node that is NCCL's
+  // inter-node tree; with several, NCCL chains the members of a node and runs one tree per channel over all
+  // rails, which the flat tree is not (its inter-node edges would use two of the node's NICs): keep the ring.
+  if (nodes != n) return false;
+  // This runs for every GPU op of every such all-reduce: remember the last few answers (a step has a handful
+  // of distinct bytes and group shapes). The key holds every input of the choice, so the memo is a pure
+  // cache whatever job or fabric asks next on this thread.
+  struct Memo {
+    std::uint64_t bytes = 0;
+    std::uint32_t n = 0, nodes = 0;
+    int protocol = -1;
+    cluster::NcclFabric fabric;
+    bool tree = false;
+    bool used = false;
+  };
+  const int protocol = options.nccl_protocol ? static_cast<int>(*options.nccl_protocol) : -1;
+  const cluster::NcclFabric& f = options.fabric;
+  thread_local std::array<Memo, 8> memo{};
+  thread_local std::size_t next = 0;
+  for (const Memo& m : memo) {
+    if (m.used && m.bytes == op.comm_bytes && m.n == n && m.nodes == nodes && m.protocol == protocol &&
+        m.fabric.nvlink_step_wire_ps == f.nvlink_step_wire_ps &&
+        m.fabric.net_step_wire_ps == f.net_step_wire_ps &&
+        m.fabric.nvlink_bytes_per_s == f.nvlink_bytes_per_s && m.fabric.nic_bytes_per_s == f.nic_bytes_per_s)
+      return m.tree;
+  }
+  const bool tree = cluster::nccl_allreduce_algorithm(op.comm_bytes, cluster::nccl_shape(f, n, nodes),
+                                                      options.nccl_protocol) == cluster::Algorithm::kTree;
+  memo[next] = Memo{op.comm_bytes, n, nodes, protocol, f, tree, true};
+  next = (next + 1) % memo.size();
+  return tree;
+}
+
+std::uint64_t tree_chunk_bytes(const workload::Op& op, const CollectiveOptions& options) {
+  if (options.tree_chunk_bytes != 0) return options.tree_chunk_bytes;
+  // NCCL's tree chunk with Simple (enqueue.cc calcCollChunking: the buffer's step, 4 MiB / 8, chunkSteps 1)
+  // on each of its channels; warpsim's one flat tree carries all channels' chunks at once.
+  constexpr std::uint64_t kNcclTreeChunk = 512ull << 10;
+  const std::uint32_t n = op.group.size();
+  const std::uint32_t nodes = group_nodes(op.group, options.gpus_per_node);
+  return kNcclTreeChunk * std::max<std::uint32_t>(1, n / std::max<std::uint32_t>(1, nodes));
 }
 
 namespace {
@@ -281,7 +332,7 @@ std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targe
       if (n <= 1) return 0;
       const std::uint64_t pre = nccl_prefix_ops(op, options);
       if (uses_tree(op, options))
-        return pre + tree_schedule(n, op.comm_bytes, options.tree_chunk_bytes).padded_ops();
+        return pre + tree_schedule(n, op.comm_bytes, tree_chunk_bytes(op, options)).padded_ops();
       if (op.collective == CollectiveKind::kAllToAll) {
         if (const std::uint32_t local = hierarchical_all_to_all_members(op, options); local > 1)
           return pre + 2ull * (local - 1) + 1 + 2ull * (n / local - 1) + 1;
@@ -319,7 +370,7 @@ GpuOp expand_schedule(const workload::Op& op, std::uint32_t rank, std::uint64_t 
       const std::uint32_t r = op.group.index_of(rank);
       if (r >= n) throw std::logic_error("collective: rank " + std::to_string(rank) + " not in its group");
       if (uses_tree(op, options)) {
-        const cluster::RankOp t = tree_schedule(n, op.comm_bytes, options.tree_chunk_bytes).op(r, sub);
+        const cluster::RankOp t = tree_schedule(n, op.comm_bytes, tree_chunk_bytes(op, options)).op(r, sub);
         // The schedule's tags number (chunk, tree, phase); hashing them with the op keeps them apart from
         // every other collective's.
         const std::uint64_t bytes = std::max<std::uint64_t>(1, t.bytes);
@@ -490,6 +541,14 @@ bool tp_overlap_collective(const workload::Op& op, CollectiveKind kind) {
   return op.kind == OpKind::kCollective && op.group_kind == workload::GroupKind::kTensor &&
          op.collective == kind && !op.name.starts_with("pp_") && op.group.size() > 1;
 }
+// Context parallelism's KV ring (a ring exchange over the context group) and the fused attention next to it.
+bool cp_ring(const workload::Op& op) {
+  return op.kind == OpKind::kCollective && op.collective == CollectiveKind::kRingExchange &&
+         op.group_kind == workload::GroupKind::kContext && op.group.size() > 1;
+}
+bool fused_attention(const workload::Op& op, std::string_view name) {
+  return op.kind == OpKind::kCompute && op.name == name;
+}
 constexpr std::uint64_t kNoReady = ~std::uint64_t{0};
 // A parameter all-gather item's ready op: the end of the previous step on stream 0 (none for step 0).
 constexpr std::uint64_t kStepBegin = kNoReady - 1;
@@ -509,6 +568,9 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
   overlap_ = training.overlap_grad_reduce;
   tp_overlap_ = training.tp_comm_overlap && job_->degrees().sequence_parallel;
   param_overlap_ = training.overlap_param_gather && (job_->degrees().zero == 1 || job_->degrees().zero == 2);
+  // TE's ring attention is a flash-attention kernel per KV block: an unfused attention keeps the whole
+  // exchange before it.
+  cp_overlap_ = training.cp_comm_overlap && job_->degrees().cp > 1 && job_->params().model.fused_attention;
   tp_splits_ = std::max<std::uint32_t>(1, training.tp_comm_overlap_splits);
   tp_sms_ = training.tp_comm_overlap_sms;
   // The fewest SMs of the job's GPUs (node groups of several types: each GPU's own count applies below).
@@ -602,6 +664,45 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
         }
         n = n != 0 ? 1 : 0;  // stream 0 keeps one WaitStream
         ++bucket;
+      } else if (cp_overlap_ && n != 0 && cp_ring(op) && k + 1 < per_step && k + 1 < tp_until &&
+                 tp_allowed(k) && fused_attention(prog.op(k + 1), "attn_fwd")) {
+        // Forward (and recomputed forward): the KV ring moves to stream 1, after the op before it; the
+        // attention runs as CP chunks, chunk 0 (the local KV block) at once, chunk j after ring step j-1.
+        const std::uint32_t chunks = op.group.size();
+        const auto lead = static_cast<std::uint32_t>(nccl_prefix_ops(op, collectives_));
+        Pending p;
+        p.item = {k, 0, 0, n};
+        p.item.tp = p.item.cp = true;
+        p.at_op = k;
+        p.at_sub = kNoReady;
+        t.tp.push_back({k, TpOverride::kGatherGone, 1, 0, pending.size(), lead, CommClass::kContext});
+        t.tp.push_back(
+            {k + 1, TpOverride::kGemmAfterGather, chunks, 0, pending.size(), lead, CommClass::kContext});
+        pending.push_back(p);
+        t.prefix[k + 1] = t.prefix[k];
+        t.prefix[k + 2] = t.prefix[k + 1] + 2ull * chunks - 1;
+        ++k;
+        continue;
+      } else if (cp_overlap_ && n != 0 && cp_ring(op) && k > 0 && k < tp_until && tp_allowed(k - 1) &&
+                 fused_attention(prog.op(k - 1), "attn_bwd") &&
+                 (t.tp.empty() || t.tp.back().workload_op != k - 1)) {
+        // Backward: the attention's backward (k - 1, expanded as one op already: redo its prefix entry) runs
+        // as CP chunks over the KV blocks as they arrive, the ring on stream 1 from the op before it; the
+        // ring's own place (k) expands to nothing.
+        const std::uint32_t chunks = op.group.size();
+        const auto lead = static_cast<std::uint32_t>(nccl_prefix_ops(op, collectives_));
+        Pending p;
+        p.item = {k, 0, 0, n};
+        p.item.tp = p.item.cp = true;
+        p.at_op = k - 1;
+        p.at_sub = kNoReady;
+        t.tp.push_back(
+            {k - 1, TpOverride::kGemmAfterGather, chunks, 0, pending.size(), lead, CommClass::kContext});
+        t.tp.push_back({k, TpOverride::kGatherGone, 1, 0, pending.size(), lead, CommClass::kContext});
+        pending.push_back(p);
+        t.prefix[k] = t.prefix[k - 1] + 2ull * chunks - 1;
+        t.prefix[k + 1] = t.prefix[k];
+        continue;
       } else if (tp_overlap_ && n != 0 && tp_overlap_collective(op, CollectiveKind::kAllGather) &&
                  k + 1 < per_step && k + 1 < tp_until && tp_allowed(k)) {
         const workload::Op gemm = prog.op(k + 1);
@@ -755,7 +856,7 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
   const workload::Op op = prog.op(src->workload_index);
   std::uint64_t sub = src->sub;
   if ((overlap_ && op.kind == OpKind::kCollective && op.phase == workload::Phase::kGradSync) ||
-      ((tp_overlap_ || param_overlap_) && op.step < steps_)) {
+      ((tp_overlap_ || param_overlap_ || cp_overlap_) && op.step < steps_)) {
     const StageTable& t = table(job_->stage_of(gpu));
     const std::uint64_t ops = t.prefix.size() - 1;
     const auto every = job_->params().training.checkpoint_interval_steps;
@@ -777,7 +878,7 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
           --sub;
         }
       }
-      if (tp_overlap_) {
+      if (tp_overlap_ || cp_overlap_) {
         const auto o =
             std::lower_bound(t.tp.begin(), t.tp.end(), k,
                              [](const TpOverride& x, std::uint64_t v) { return x.workload_op < v; });
@@ -798,7 +899,7 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
 
 cluster::GpuOp TrainingProgram::tp_op(std::uint32_t gpu, const StageTable& t, const TpOverride& o,
                                       const workload::Op& op, std::uint64_t step, std::uint64_t sub) const {
-  const std::uint8_t label = wait_label(CommClass::kTensor);
+  const std::uint8_t label = wait_label(o.cls);
   const CommBucket& item = t.comm[o.item];
   const std::uint64_t item_begin = step * t.comm_per_step + item.offset;  // its WaitStream
   // A chunk's share of the GEMM's time, so that the chunks add up to it exactly.
@@ -814,8 +915,8 @@ cluster::GpuOp TrainingProgram::tp_op(std::uint32_t gpu, const StageTable& t, co
       if (sub == 0) return chunk(0, false);
       const auto j = static_cast<std::uint32_t>((sub + 1) / 2);
       if (sub % 2 == 1) {
-        const std::uint64_t per_ring_step = item.count / (o.chunks - 1);
-        return GpuOp::wait_stream(item_begin + j * per_ring_step, label);
+        const std::uint64_t per_ring_step = (item.count - o.lead) / (o.chunks - 1);
+        return GpuOp::wait_stream(item_begin + o.lead + j * per_ring_step, label);
       }
       return chunk(j, false);
     }
@@ -826,11 +927,11 @@ cluster::GpuOp TrainingProgram::tp_op(std::uint32_t gpu, const StageTable& t, co
     case TpOverride::kGatherGone:
       break;
   }
-  throw std::logic_error("TrainingProgram: an all-gather overlapped with its GEMM has no stream-0 op");
+  throw std::logic_error("TrainingProgram: a ring overlapped with its compute has no stream-0 op");
 }
 
 bool TrainingProgram::comm_contends(std::uint32_t gpu, std::uint64_t comm_pc) const {
-  if (!tp_overlap_ || gpu >= job_->world_size()) return true;
+  if ((!tp_overlap_ && !cp_overlap_) || gpu >= job_->world_size()) return true;
   const StageTable& t = table(job_->stage_of(gpu));
   if (t.comm_per_step == 0) return true;
   const std::uint64_t local = comm_pc % t.comm_per_step;
@@ -876,7 +977,8 @@ std::optional<cluster::GpuOp> TrainingProgram::comm_op(std::uint32_t gpu, std::u
     op.comm_bytes = std::max<std::uint64_t>(1, op.comm_bytes / it->pieces);
     op.tag = it->piece;  // keeps the pieces' tags apart (collective_tag)
   }
-  return expand(op, gpu, sub - 1, job_->compute(gpu), storage_targets_, it->tp ? userbuffers_ : collectives_);
+  return expand(op, gpu, sub - 1, job_->compute(gpu), storage_targets_,
+                it->tp && !it->cp ? userbuffers_ : collectives_);
 }
 
 }  // namespace warpsim::training

@@ -15,7 +15,8 @@
 //                      L-1 Sends, L-1 Recvs, Wait over NVLink, then N-1 Sends, N-1 Recvs, Wait on the rail
 //   DP all-reduce,  -> the pipelined double binary tree (tree_schedule.hpp): chunks of dp_tree_chunk_bytes
 //   tree algorithm     up both trees and back down, padded with no-op Waits to the longest member's count
-//                      (training.dp_allreduce_algorithm "tree": data-parallel and expert-data groups)
+//                      (training.dp_allreduce_algorithm "tree": data-parallel and expert-data groups;
+//                      "auto", the default: where NCCL's tuning model picks the tree for the bytes and group)
 //   checkpoint      -> Storage write to target (rank mod targets), Wait; nothing without storage targets
 //   data read       -> Storage read from target (rank mod targets), no Wait: the next Wait (the following
 //                      collective or receive) waits for it; nothing without storage targets
@@ -41,6 +42,12 @@
 // piece queued behind a gradient bucket would wait for its whole reduce: with overlap_grad_reduce, the TP
 // collectives from the first bucket's ready op on (the last micro-batches' backward) stay on stream 0,
 // unoverlapped (pessimistic there).
+// Context parallelism's KV ring exchange (CP > 1, fused attention; on unless training.no_cp_comm_overlap)
+// runs as Transformer Engine's ring attention does, the same way as the TP all-gather -> GEMM above: the ring
+// (NCCL's cost included) moves to stream 1 after the op before it, and the attention runs as CP chunks, chunk
+// 0 (the local KV block) at once, chunk j after [WaitStream for ring step j-1's Wait]; forward: ring then
+// attention in op order, backward: the attention's backward before the ring's place, which expands to
+// nothing. The backward's return of the KV gradients to their owners is not a separate transfer here.
 // With training.overlap_param_gather (ZeRO-1/2), the step-end parameter all-gather buckets move to stream 1
 // at the START of the step, in the order the first micro-batch's forward needs them (param_gather.hpp): the
 // gathers of step s (which stand for those dispatched after step s-1's optimizer, Megatron-Core's
@@ -93,10 +100,15 @@ static_assert(static_cast<unsigned>(CommClass::kCount) < cluster::kWaitLabels);
 
 // How the adapter runs the collectives the spec lets it choose for (default: all rings).
 struct CollectiveOptions {
-  // The data-parallel all-reduces' algorithm (ring or tree), from the collective-algorithm registry.
+  // The data-parallel all-reduces' algorithm (ring or tree), from the collective-algorithm registry, or
+  // with `dp_allreduce_auto` the one NCCL's tuning model picks for each all-reduce by its bytes and its
+  // group's ranks and nodes (cluster::nccl_allreduce_algorithm; training.dp_allreduce_algorithm "auto").
   cluster::Algorithm dp_allreduce = cluster::Algorithm::kRing;
-  std::uint64_t tree_chunk_bytes = 16ull << 20;  // the tree's pipeline chunk
-  bool sync_p2p = false;                         // pipeline sends wait for their completion
+  bool dp_allreduce_auto = false;
+  // The tree's pipeline chunk; 0 = NCCL's: its Simple step (4 MiB buffer / 8 steps = 512 KiB) per channel,
+  // times the channels the flat tree stands for (the group's members per node, one per rail).
+  std::uint64_t tree_chunk_bytes = 0;
+  bool sync_p2p = false;  // pipeline sends wait for their completion
   // GPUs per cluster node (0: unknown, every ring is the flat ring of the group's member order). With it, a
   // ring collective (all-reduce, reduce-scatter, all-gather) over a group that spans several nodes with the
   // same number of members on each runs as NCCL lays its rings out on a rail-optimized fabric: every
@@ -147,8 +159,12 @@ std::uint32_t rail_members_per_node(const workload::GroupDesc& group, std::uint3
 // (channel c's is sub-op c of the step), C Recvs and a Wait.
 std::uint32_t ring_channels(const workload::Op& op, const CollectiveOptions& options);
 CollectiveOptions collective_options(const workload::Job& job);
-// Whether `op` runs as the tree under `options`.
+// Whether `op` runs as the tree under `options`: a data-parallel or expert-data all-reduce under the tree,
+// or under "auto" where NCCL's tuning model prefers the tree for its bytes and group and the group has one
+// member per node (memoized per thread; with several per node "auto" keeps the ring, docs/collectives.md).
 bool uses_tree(const workload::Op& op, const CollectiveOptions& options);
+// The pipeline chunk of `op`'s tree: options.tree_chunk_bytes, or NCCL's (see there).
+std::uint64_t tree_chunk_bytes(const workload::Op& op, const CollectiveOptions& options);
 
 // Cluster ops one workload op expands into (see the table above); 0 for a disabled class.
 std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targets,
@@ -171,7 +187,7 @@ class TrainingProgram final : public cluster::GpuProgram {
                   std::uint32_t storage_targets, std::uint32_t disabled = 0, std::uint32_t gpus_per_node = 0,
                   const cluster::NcclFabric& fabric = {});
   std::optional<cluster::GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
-  bool has_comm_stream() const override { return overlap_ || tp_overlap_ || param_overlap_; }
+  bool has_comm_stream() const override { return overlap_ || tp_overlap_ || param_overlap_ || cp_overlap_; }
   SimTime contended_ps(std::uint32_t gpu, SimTime duration) const override;
   // TP pieces' SMs are charged in their GEMM chunks' durations: only gradient buckets contend.
   bool comm_contends(std::uint32_t gpu, std::uint64_t comm_pc) const override;
@@ -204,6 +220,7 @@ class TrainingProgram final : public cluster::GpuProgram {
     std::uint32_t pieces = 1;  // TP reduce-scatter pieces: the collective's bytes are split this many ways
     std::uint32_t piece = 0;   // which one (tags apart)
     bool tp = false;           // a TP piece (its SMs are charged in the GEMM: no dynamic contention)
+    bool cp = false;  // a context-parallel KV ring (with `tp`: no contention; NCCL's cost, unlike TP pieces)
     bool operator==(const CommBucket&) const = default;
   };
   // How stream 0 expands a workload op that tp_comm_overlap rewrites (see the header comment).
@@ -214,6 +231,10 @@ class TrainingProgram final : public cluster::GpuProgram {
     std::uint32_t chunks = 1;       // GEMMs: the chunks it runs as
     std::uint32_t slowed_from = 0;  // kGemmBeforeScatter: chunks from this one on run on fewer SMs
     std::uint64_t item = 0;         // the all-gather's item, or the last reduce-scatter piece's
+    // kGemmAfterGather: the item's ops before its ring steps (NCCL's [Delay, Wait] on a CP ring), and the
+    // class its WaitStreams are attributed to (tensor, or context for the CP ring).
+    std::uint32_t lead = 0;
+    CommClass cls = CommClass::kTensor;
     bool operator==(const TpOverride&) const = default;
   };
   // overlap_param_gather: a first-micro-batch forward op that first waits (its sub-op 0, a WaitStream) for
@@ -249,6 +270,7 @@ class TrainingProgram final : public cluster::GpuProgram {
   bool overlap_ = false;        // training.overlap_grad_reduce
   bool tp_overlap_ = false;     // training.tp_comm_overlap (with sequence parallelism)
   bool param_overlap_ = false;  // training.overlap_param_gather
+  bool cp_overlap_ = false;     // context parallelism's KV ring overlapped with attention (the default)
   std::uint32_t tp_splits_ = 4, tp_sms_ = 16;
   std::uint32_t sms_ = 0;  // the GPU's streaming multiprocessors (the fewest, several GPU types)
   CollectiveOptions collectives_;

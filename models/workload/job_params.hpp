@@ -113,10 +113,12 @@ struct TrainingParams {
   bool grad_reduce_fp32 = false;                // reduce gradients in fp32 instead of the model dtype
   std::uint32_t checkpoint_interval_steps = 0;  // 0 = no checkpoints
   std::uint64_t checkpoint_bytes = 0;           // whole-job checkpoint size; 0 = weights + optimizer state
-  // Algorithm of the data-parallel gradient all-reduces, by name ("ring" or "tree"): a name rather than an
-  // enum because the cluster model looks it up among its collective algorithms.
-  std::string dp_allreduce_algorithm = "ring";
-  std::uint64_t dp_tree_chunk_bytes = 0;  // "tree" only: pipeline chunk size; 0 = the tree's default (16 MiB)
+  // Algorithm of the data-parallel gradient all-reduces, by name ("auto": NCCL's choice per all-reduce,
+  // "ring" or "tree"): a name rather than an enum because the cluster model looks it up among its
+  // collective algorithms.
+  std::string dp_allreduce_algorithm = "auto";
+  // The tree's pipeline chunk size; 0 = NCCL's (512 KiB per channel, training_program.hpp). Not with "ring".
+  std::uint64_t dp_tree_chunk_bytes = 0;
   // Accept a job whose estimated peak memory per GPU (memory_estimate.hpp) exceeds the GPU's HBM capacity;
   // false: Job's constructor refuses it.
   bool allow_hbm_overflow = false;
@@ -139,6 +141,11 @@ struct TrainingParams {
   // Overlap the ZeRO-1/2 parameter all-gathers with the next step's forward (param_gather.hpp): off by
   // default, as Megatron-Core's --overlap-param-gather.
   bool overlap_param_gather = false;
+  // Context parallelism's KV ring overlapped with the attention that consumes it, block by block, as
+  // Transformer Engine's ring attention (cp_comm_type p2p, Megatron-Core's default) always runs it
+  // (training_program.hpp). On by default; false: the whole ring before the attention (warpsim before
+  // 2026-12-07; spec training.no_cp_comm_overlap).
+  bool cp_comm_overlap = true;
 };
 
 // Compute-time model overrides (compute_model.hpp); unset = the EfficiencyParams the Job is given.

@@ -25,3 +25,12 @@ out=$(run_np 1 "${args[@]}" --verbose)
 check verbose "$out"
 [[ $(grep -c '^# [0-9]* bytes: wall' <<<"$out") -eq 3 ]] || fail "verbose: expected 3 per-size lines:
 $out"
+# --algorithm auto: NCCL's ring-or-tree choice per size, named on a model line per size (--verbose). One GPU
+# per node over 32 nodes of the default cluster: NCCL's model picks the tree for 64 KiB, the ring for 1 GiB.
+out=$(run_np 1 collective --cluster "$ROOT/examples/default.textproto" --algorithm auto --stride 8 --gpus 32 \
+  --min-bytes 64KiB --max-bytes 1GiB --step-factor 16384 --fidelity flow --sync sequential --verbose)
+grep -q '^# 65536 bytes: algorithm tree$' <<<"$out" || fail "auto: 64 KiB should run as the tree:
+$out"
+grep -q '^# 1073741824 bytes: algorithm ring$' <<<"$out" || fail "auto: 1 GiB should run as the ring:
+$out"
+echo "ok auto"

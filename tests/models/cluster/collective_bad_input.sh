@@ -40,6 +40,8 @@ expect_usage_error "$np" "--algorithm" collective --cluster "$GOOD" --algorithm 
 expect_usage_error "$np" "--local-gpus" collective --cluster "$GOOD" --algorithm hierarchical --local-gpus 3
 expect_usage_error "$np" "--algorithm: tree does not implement --op reducescatter" collective --cluster "$GOOD" \
   --algorithm tree --op reducescatter
+expect_usage_error "$np" "--algorithm: auto chooses between the ring and the tree of an all-reduce" collective \
+  --cluster "$GOOD" --algorithm auto --op allgather
 expect_usage_error "$np" "hierarchical implements allreduce, allgather, reducescatter, broadcast" collective \
   --cluster "$GOOD" --algorithm hierarchical --op alltoall
 expect_usage_error "$np" "--local-gpus" collective --cluster "$GOOD" --algorithm hierarchical --op reducescatter \

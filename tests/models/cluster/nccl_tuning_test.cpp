@@ -4,6 +4,8 @@
 // drop for small messages as in enqueue.cc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "models/cluster/collectives.hpp"
 #include "models/cluster/nccl_tuning.hpp"
 
@@ -57,6 +59,57 @@ TEST(NcclTuning, ProtocolChoiceGrowsWithSize) {
   const NcclCost a = nccl_cost(Collective::kAllReduce, Algorithm::kRing, 1 << 20, s, Protocol::kSimple);
   const NcclCost b = nccl_cost(Collective::kAllReduce, Algorithm::kRing, 1 << 20, wired, Protocol::kSimple);
   EXPECT_EQ(a.start_ps - b.start_ps, SimTime{30} * 1'000'000);
+}
+
+TEST(NcclTuning, PredictedTimeFollowsGetAlgoTime) {
+  // 16 nodes x 8 on 8 x 50 GB/s: ring Simple all-reduce of 1 GiB = latency x 1.4 (plateau) + bytes /
+  // (400 GB/s x 128 / 254).
+  const NcclShape s = shape(128, 16);
+  const double bytes = 1ull << 30;
+  EXPECT_NEAR(nccl_time_us(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, 1ull << 30, s),
+              (8.4 + 224 * 3.4 + 30 * 14.0) * 1.4 + bytes / (400e9 * 128 / 254) * 1e6, 1e-6);
+  // Tree Simple: bus 0.92 x 400 GB/s, algorithm bandwidth half of it; 1 GiB is past the correction table.
+  EXPECT_NEAR(nccl_time_us(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, 1ull << 30, s),
+              8.4 + 2 * (7 * 4.0 + 4 * 14.0) + bytes / (400e9 * 0.92 * 0.5) * 1e6, 1e-6);
+  // 1 MiB: log2(1 MiB / 64) = 14, Simple's correction 0.5; LL128 across nodes 120/128 of the bus.
+  EXPECT_NEAR(nccl_time_us(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, 1 << 20, s),
+              8.4 + 2 * (7 * 4.0 + 4 * 14.0) + (1 << 20) / (400e9 * 0.92 * 0.5 * 0.5) * 1e6, 1e-6);
+  EXPECT_NEAR(nccl_time_us(Collective::kAllReduce, Algorithm::kTree, Protocol::kLL128, 1ull << 30, s),
+              14.0 + 2 * (7 * 1.25 + 4 * 8.5) + bytes / (400e9 * 0.92 * 120 / 128 * 0.5) * 1e6, 1e-6);
+  // No plateau on one node.
+  EXPECT_NEAR(
+      nccl_time_us(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, 1ull << 30, shape(8, 1)),
+      56.0 + bytes / (400e9 * 8 / 14) * 1e6, 1e-6);
+}
+
+TEST(NcclTuning, AllReduceAlgorithmChoiceIsNcclsRingOrTree) {
+  // 16 nodes, medium sizes: the tree's log2(nodes) latency wins; large sizes: the ring's bandwidth. At 128
+  // nodes the ring's 254 network steps (13.5 ms with Simple's plateau) outweigh the tree's 8% bandwidth
+  // loss up to tens of GiB.
+  const NcclShape wide = shape(128, 16);
+  EXPECT_EQ(nccl_allreduce_algorithm(1 << 20, wide), Algorithm::kTree);
+  EXPECT_EQ(nccl_allreduce_algorithm(16ull << 30, wide), Algorithm::kRing);
+  EXPECT_EQ(nccl_allreduce_algorithm(16ull << 30, shape(1024, 128)), Algorithm::kTree);
+  // The choice is the least predicted time over both algorithms' protocols.
+  for (std::uint64_t bytes = 1 << 10; bytes <= (1ull << 34); bytes *= 4) {
+    double ring = 1e300, tree = 1e300;
+    for (const Protocol p : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
+      ring = std::min(ring, nccl_time_us(Collective::kAllReduce, Algorithm::kRing, p, bytes, wide));
+      tree = std::min(tree, nccl_time_us(Collective::kAllReduce, Algorithm::kTree, p, bytes, wide));
+    }
+    EXPECT_EQ(nccl_allreduce_algorithm(bytes, wide), tree < ring ? Algorithm::kTree : Algorithm::kRing)
+        << bytes;
+  }
+  // One node of 8: the tree's 0.92 x 0.5 bandwidth never beats the ring's 8/14 (LL and Simple latencies are
+  // no lower), except where LL128's lower per-step latency decides.
+  EXPECT_EQ(nccl_allreduce_algorithm(1ull << 30, shape(8, 1)), Algorithm::kRing);
+  // Two ranks, or no bandwidth known: the ring.
+  EXPECT_EQ(nccl_allreduce_algorithm(1 << 20, shape(2, 2)), Algorithm::kRing);
+  NcclShape unknown = wide;
+  unknown.simple_bus_bytes_per_s = 0;
+  EXPECT_EQ(nccl_allreduce_algorithm(1 << 20, unknown), Algorithm::kRing);
+  // A forced protocol compares both algorithms under it.
+  EXPECT_EQ(nccl_allreduce_algorithm(1 << 20, wide, Protocol::kSimple), Algorithm::kTree);
 }
 
 TEST(NcclTuning, ChannelsDropForSmallMessagesAsEnqueueCcDoes) {

@@ -15,9 +15,10 @@ expect bad_link "fat_tree.links" 's/bandwidth_gbps: 400 latency_ns: 500/bandwidt
 expect gpu_mismatch "job.gpu_type" 's/simulation { steps: 2 }/cluster_gpu_type: "B200"\nsimulation { steps: 2 }/'
 expect bad_dp_algorithm "training.dp_allreduce_algorithm" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_allreduce_algorithm: "butterfly"/'
 expect tree_with_zero1 "training.dp_allreduce_algorithm" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_allreduce_algorithm: "tree"/; s/data_parallel: 4 }/data_parallel: 4 zero_stage: 1 }/'
-expect chunk_without_tree "training.dp_tree_chunk_bytes" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_tree_chunk_bytes: 1000000/'
+expect chunk_with_ring "training.dp_tree_chunk_bytes" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 dp_allreduce_algorithm: "ring" dp_tree_chunk_bytes: 1000000/'
 expect bad_nccl_protocol "training.nccl_protocol" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 nccl_protocol: "fast"/'
 expect param_gather_without_zero "training.overlap_param_gather" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 overlap_param_gather: true/'
+expect cp_overlap_without_cp "training.no_cp_comm_overlap" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 no_cp_comm_overlap: true/'
 # Issue #25: an MoE without moe_top_k was silently top-1, and absurd sizes passed.
 expect moe_top_k_0 "model.moe_top_k" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 8 moe_top_k: 0/'
 expect moe_top_k_unset "model.moe_top_k" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 8/'

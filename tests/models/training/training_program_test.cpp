@@ -180,6 +180,8 @@ TEST_P(TrainingProgramTest, OverlapMovesGradBucketsToTheCommStream) {
   js = spec::normalized(js);
   spec::validate_job_spec(js);
   workload::JobParams params = spec::to_job_params(js);
+  // This test is about the gradient buckets: no other item on the communication stream.
+  params.training.cp_comm_overlap = false;
   const auto plain_job = std::make_shared<const workload::Job>(params);
   params.training.overlap_grad_reduce = true;
   const auto job = std::make_shared<const workload::Job>(params);
@@ -228,6 +230,65 @@ TEST_P(TrainingProgramTest, OverlapMovesGradBucketsToTheCommStream) {
                     << std::get<2>(key) << " differs with overlap";
   }
   EXPECT_GT(buckets, 0u);
+}
+
+// Context parallelism's KV ring overlapped with the fused attention (the default) sends the same messages as
+// the unoverlapped ring, keeps every compute op's total time (the attention's chunks add up to it), puts
+// only communication and WaitStreams on stream 1, and every stream-0 WaitStream waits for a Wait there.
+TEST(TrainingProgram, CpOverlapMovesTheKvRingToTheCommStream) {
+  spec::JobSpec js = small_job();
+  js.mutable_parallelism()->set_context_parallel(2);
+  js.mutable_parallelism()->set_data_parallel(2);
+  js.mutable_training()->set_global_batch_sequences(8);
+  js.mutable_model()->set_fused_attention(true);
+  js.set_world_size_gpus(0);
+  js = spec::normalized(js);
+  spec::validate_job_spec(js);
+  workload::JobParams params = spec::to_job_params(js);
+  const auto job = std::make_shared<const workload::Job>(params);
+  params.training.cp_comm_overlap = false;
+  const auto serial_job = std::make_shared<const workload::Job>(params);
+  constexpr std::uint32_t kSteps = 2, kTargets = 2;
+  const TrainingProgram prog(job, kSteps, kTargets), serial(serial_job, kSteps, kTargets);
+  ASSERT_TRUE(prog.has_comm_stream());
+  ASSERT_FALSE(serial.has_comm_stream());
+  using Message = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>;
+  std::map<Message, long> balance;
+  const auto count = [&](std::uint32_t g, const cluster::GpuOp& op, long sign) {
+    if (op.kind == cluster::OpKind::kSend) balance[{g, op.peer, op.tag, op.bytes}] += sign;
+    if (op.kind == cluster::OpKind::kRecv) balance[{op.peer, g, op.tag, op.bytes}] -= sign;
+  };
+  std::uint64_t context_waits = 0;
+  for (std::uint32_t g = 0; g < job->world_size(); ++g) {
+    SimTime serial_compute = 0, compute = 0;
+    for (std::uint64_t i = 0; auto op = serial.op(g, i); ++i) {
+      count(g, *op, +1);
+      if (op->kind == cluster::OpKind::kCompute) serial_compute += op->duration_ps;
+    }
+    std::vector<cluster::GpuOp> s0, s1;
+    for (std::uint64_t i = 0; auto op = prog.op(g, i); ++i) s0.push_back(*op);
+    for (std::uint64_t i = 0; auto op = prog.comm_op(g, i); ++i) s1.push_back(*op);
+    ASSERT_FALSE(s1.empty()) << "gpu " << g;
+    for (const auto& op : s0) {
+      count(g, op, -1);
+      if (op.kind == cluster::OpKind::kCompute) compute += op.duration_ps;
+      if (op.kind != cluster::OpKind::kWaitStream) continue;
+      ASSERT_LT(op.bytes, s1.size()) << "gpu " << g;
+      EXPECT_EQ(s1[op.bytes].kind, cluster::OpKind::kWait) << "gpu " << g;
+      if (op.wait_label == wait_label(CommClass::kContext)) ++context_waits;
+    }
+    for (const auto& op : s1) {
+      count(g, op, -1);
+      ASSERT_NE(op.kind, cluster::OpKind::kCompute) << "gpu " << g;
+      ASSERT_NE(op.kind, cluster::OpKind::kStorage) << "gpu " << g;
+    }
+    EXPECT_EQ(compute, serial_compute) << "gpu " << g;
+  }
+  for (const auto& [key, b] : balance) {
+    ASSERT_EQ(b, 0) << "message " << std::get<0>(key) << " -> " << std::get<1>(key) << " tag "
+                    << std::get<2>(key) << " differs with the overlap";
+  }
+  EXPECT_GT(context_waits, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TrainingProgramTest, ::testing::ValuesIn(kVariants),

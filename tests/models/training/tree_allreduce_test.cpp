@@ -10,6 +10,7 @@
 #include <string>
 #include <tuple>
 
+#include "experiment/spec/cluster_spec.hpp"
 #include "experiment/spec/experiment_spec.hpp"
 #include "experiment/spec/job_spec.hpp"
 #include "models/training/training_program.hpp"
@@ -126,8 +127,49 @@ TEST(TreeAdapter, SpecFieldsAreValidated) {
   ring.mutable_training()->clear_dp_allreduce_algorithm();
   ring.mutable_training()->clear_dp_tree_chunk_bytes();
   EXPECT_NO_THROW(spec::validate_job_spec(ring));
-  EXPECT_EQ(collective_options(workload::Job(spec::to_job_params(ring))).dp_allreduce,
-            cluster::Algorithm::kRing);
+  // Unset, the algorithm is NCCL's choice per all-reduce ("auto").
+  EXPECT_TRUE(collective_options(workload::Job(spec::to_job_params(ring))).dp_allreduce_auto);
+  ring.mutable_training()->set_dp_allreduce_algorithm("ring");
+  const CollectiveOptions forced = collective_options(workload::Job(spec::to_job_params(ring)));
+  EXPECT_FALSE(forced.dp_allreduce_auto);
+  EXPECT_EQ(forced.dp_allreduce, cluster::Algorithm::kRing);
+}
+
+// "auto": a data-parallel all-reduce runs as the tree exactly where NCCL's tuning model prefers it and the
+// group has one member per node; several members per node keep the ring whatever the model says.
+TEST(TreeAdapter, AutoRunsTheTreeWhereNcclWouldAndOnlyWithOneMemberPerNode) {
+  for (const char* file : {"small_auto_tree.textproto", "small.textproto"}) {
+    const spec::ExperimentSpec exp =
+        spec::load_experiment_spec(std::string(WARPSIM_TRAINING_TEST_DIR) + "/" + file);
+    const auto job = std::make_shared<const workload::Job>(spec::to_job_params(exp.job()));
+    const cluster::ClusterParams params = spec::to_cluster_params(exp.cluster());
+    CollectiveOptions options = collective_options(*job);
+    ASSERT_TRUE(options.dp_allreduce_auto) << file;
+    options.gpus_per_node = params.gpus_per_node;
+    options.fabric = cluster::nccl_fabric(params);
+    std::uint64_t trees = 0, rings = 0;
+    const workload::GpuProgram wl(job, 0, 1);
+    for (std::uint64_t i = 0; i < wl.size(); ++i) {
+      const workload::Op op = wl.op(i);
+      if (op.kind != workload::OpKind::kCollective || op.collective != workload::CollectiveKind::kAllReduce ||
+          op.group_kind != workload::GroupKind::kDataContext)
+        continue;
+      const std::uint32_t n = op.group.size(), nodes = group_nodes(op.group, options.gpus_per_node);
+      const bool nccl_tree =
+          cluster::nccl_allreduce_algorithm(op.comm_bytes, cluster::nccl_shape(options.fabric, n, nodes)) ==
+          cluster::Algorithm::kTree;
+      EXPECT_EQ(uses_tree(op, options), nccl_tree && nodes == n) << file << " op " << i;
+      (uses_tree(op, options) ? trees : rings) += 1;
+      // The tree's default chunk is NCCL's 512 KiB per channel (one channel per member on a node).
+      EXPECT_EQ(tree_chunk_bytes(op, options), (512ull << 10) * (n / nodes)) << file;
+    }
+    if (std::string(file) == "small_auto_tree.textproto") {
+      EXPECT_GT(trees, 0u) << "no 1.5 MB bucket ran as the tree";
+    } else {
+      EXPECT_EQ(trees, 0u) << "two members per node must keep the ring";
+      EXPECT_GT(rings, 0u);
+    }
+  }
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ TEST(JobParams, DefaultsAreExplicit) {
   EXPECT_EQ(p.training.global_batch_sequences, 8u);
   EXPECT_EQ(p.training.micro_batch_sequences, 1u);
   EXPECT_EQ(p.training.optimizer, Optimizer::kAdam);
-  EXPECT_EQ(p.training.dp_allreduce_algorithm, "ring");
+  EXPECT_EQ(p.training.dp_allreduce_algorithm, "auto");
   EXPECT_EQ(p.training.dp_tree_chunk_bytes, 0u);
   EXPECT_EQ(p.training.checkpoint_interval_steps, 0u);
   EXPECT_FALSE(p.compute_model.compute_eff_max.has_value());
@@ -168,7 +168,8 @@ TEST(JobParams, BadValuesNameTheField) {
   s = spec::parse_job_spec_text(
       dense_spec_text("", "global_batch_sequences: 8 dp_allreduce_algorithm: \"butterfly\""));
   EXPECT_EQ(error_of(s),
-            "job spec: training.dp_allreduce_algorithm: must be \"ring\" or \"tree\" (got \"butterfly\")");
+            "job spec: training.dp_allreduce_algorithm: must be \"auto\", \"ring\" or \"tree\" (got "
+            "\"butterfly\")");
   s = spec::parse_job_spec_text(dense_spec_text("", "global_batch_sequences: 8"));
   s.clear_gpu_type();
   EXPECT_EQ(error_of(s), "job spec: gpu_type: must be set (e.g. \"H100-SXM\")");
