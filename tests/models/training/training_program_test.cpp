@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "experiment/spec/experiment_spec.hpp"
@@ -25,6 +26,42 @@ using workload::CollectiveKind;
 
 spec::JobSpec small_job() {
   return spec::load_experiment_spec(std::string(WARPSIM_TRAINING_TEST_DIR) + "/small.textproto").job();
+}
+
+// A job's parameters from an edited spec, as the loader gives them (normalized and validated); the world
+// size follows the degrees.
+workload::JobParams checked_params(spec::JobSpec js) {
+  js.set_world_size_gpus(0);
+  js = spec::normalized(js);
+  spec::validate_job_spec(js);
+  return spec::to_job_params(js);
+}
+
+// Every message of one program counted +1 and of another -1, by (from, to, tag, bytes): all zero when the two
+// send the same messages.
+class MessageBalance {
+ public:
+  void count(std::uint32_t gpu, const cluster::GpuOp& op, long sign) {
+    if (op.kind == cluster::OpKind::kSend) balance_[{gpu, op.peer, op.tag, op.bytes}] += sign;
+    if (op.kind == cluster::OpKind::kRecv) balance_[{op.peer, gpu, op.tag, op.bytes}] -= sign;
+  }
+  void expect_even(const char* what) const {
+    for (const auto& [key, b] : balance_) {
+      ASSERT_EQ(b, 0) << "message " << std::get<0>(key) << " -> " << std::get<1>(key) << " tag "
+                      << std::get<2>(key) << " differs " << what;
+    }
+  }
+
+ private:
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>, long> balance_;
+};
+
+// The jobs of `params` before and after `change`: the two sides of an A/B check of one option.
+std::pair<std::shared_ptr<const workload::Job>, std::shared_ptr<const workload::Job>> job_pair(
+    workload::JobParams params, void (*change)(workload::JobParams&)) {
+  auto before = std::make_shared<const workload::Job>(params);
+  change(params);
+  return {std::move(before), std::make_shared<const workload::Job>(params)};
 }
 
 struct Variant {
@@ -176,33 +213,24 @@ TEST_P(TrainingProgramTest, ExpansionIsCompleteAndMatched) {
 TEST_P(TrainingProgramTest, OverlapMovesGradBucketsToTheCommStream) {
   spec::JobSpec js = small_job();
   GetParam().edit(js);
-  js.set_world_size_gpus(0);
-  js = spec::normalized(js);
-  spec::validate_job_spec(js);
-  workload::JobParams params = spec::to_job_params(js);
+  workload::JobParams params = checked_params(js);
   // This test is about the gradient buckets: no other item on the communication stream.
   params.training.cp_comm_overlap = false;
-  const auto plain_job = std::make_shared<const workload::Job>(params);
-  params.training.overlap_grad_reduce = true;
-  const auto job = std::make_shared<const workload::Job>(params);
+  const auto [plain_job, job] =
+      job_pair(params, [](workload::JobParams& p) { p.training.overlap_grad_reduce = true; });
   constexpr std::uint32_t kSteps = 2, kTargets = 2;
   const TrainingProgram plain(plain_job, kSteps, kTargets), prog(job, kSteps, kTargets);
   EXPECT_FALSE(plain.has_comm_stream());
   EXPECT_TRUE(prog.has_comm_stream());
-  using Message = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>;
-  std::map<Message, long> balance;  // sends/receives: plain minus overlapped
-  const auto count = [&](std::uint32_t g, const cluster::GpuOp& op, long sign) {
-    if (op.kind == cluster::OpKind::kSend) balance[{g, op.peer, op.tag, op.bytes}] += sign;
-    if (op.kind == cluster::OpKind::kRecv) balance[{op.peer, g, op.tag, op.bytes}] -= sign;
-  };
+  MessageBalance balance;  // plain minus overlapped
   std::uint64_t buckets = 0;
   for (std::uint32_t g = 0; g < job->world_size(); ++g) {
-    for (std::uint64_t i = 0; auto op = plain.op(g, i); ++i) count(g, *op, +1);
+    for (std::uint64_t i = 0; auto op = plain.op(g, i); ++i) balance.count(g, *op, +1);
     std::vector<cluster::GpuOp> s0, s1;
     for (std::uint64_t i = 0; auto op = prog.op(g, i); ++i) s0.push_back(*op);
     for (std::uint64_t i = 0; auto op = prog.comm_op(g, i); ++i) s1.push_back(*op);
-    for (const auto& op : s0) count(g, op, -1);
-    for (const auto& op : s1) count(g, op, -1);
+    for (const auto& op : s0) balance.count(g, op, -1);
+    for (const auto& op : s1) balance.count(g, op, -1);
     // Stream 1's end -> the stream-0 op that waits for it; stream 1's WaitStreams -> their stream-0 target.
     std::map<std::uint64_t, std::uint64_t> waited_by;
     for (std::uint64_t i = 0; i < s0.size(); ++i) {
@@ -225,10 +253,7 @@ TEST_P(TrainingProgramTest, OverlapMovesGradBucketsToTheCommStream) {
       EXPECT_LT(op.bytes, waited_by[end - 1]) << "gpu " << g << ": bucket " << j << " waits for a later op";
     }
   }
-  for (const auto& [key, b] : balance) {
-    ASSERT_EQ(b, 0) << "message " << std::get<0>(key) << " -> " << std::get<1>(key) << " tag "
-                    << std::get<2>(key) << " differs with overlap";
-  }
+  balance.expect_even("with overlap");
   EXPECT_GT(buckets, 0u);
 }
 
@@ -241,28 +266,17 @@ TEST(TrainingProgram, CpOverlapMovesTheKvRingToTheCommStream) {
   js.mutable_parallelism()->set_data_parallel(2);
   js.mutable_training()->set_global_batch_sequences(8);
   js.mutable_model()->set_fused_attention(true);
-  js.set_world_size_gpus(0);
-  js = spec::normalized(js);
-  spec::validate_job_spec(js);
-  workload::JobParams params = spec::to_job_params(js);
-  const auto job = std::make_shared<const workload::Job>(params);
-  params.training.cp_comm_overlap = false;
-  const auto serial_job = std::make_shared<const workload::Job>(params);
-  constexpr std::uint32_t kSteps = 2, kTargets = 2;
-  const TrainingProgram prog(job, kSteps, kTargets), serial(serial_job, kSteps, kTargets);
+  const auto [job, serial_job] =
+      job_pair(checked_params(js), [](workload::JobParams& p) { p.training.cp_comm_overlap = false; });
+  const TrainingProgram prog(job, 2, 2), serial(serial_job, 2, 2);  // 2 steps, 2 storage targets
   ASSERT_TRUE(prog.has_comm_stream());
   ASSERT_FALSE(serial.has_comm_stream());
-  using Message = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>;
-  std::map<Message, long> balance;
-  const auto count = [&](std::uint32_t g, const cluster::GpuOp& op, long sign) {
-    if (op.kind == cluster::OpKind::kSend) balance[{g, op.peer, op.tag, op.bytes}] += sign;
-    if (op.kind == cluster::OpKind::kRecv) balance[{op.peer, g, op.tag, op.bytes}] -= sign;
-  };
+  MessageBalance balance;  // serial minus overlapped
   std::uint64_t context_waits = 0;
   for (std::uint32_t g = 0; g < job->world_size(); ++g) {
     SimTime serial_compute = 0, compute = 0;
     for (std::uint64_t i = 0; auto op = serial.op(g, i); ++i) {
-      count(g, *op, +1);
+      balance.count(g, *op, +1);
       if (op->kind == cluster::OpKind::kCompute) serial_compute += op->duration_ps;
     }
     std::vector<cluster::GpuOp> s0, s1;
@@ -270,7 +284,7 @@ TEST(TrainingProgram, CpOverlapMovesTheKvRingToTheCommStream) {
     for (std::uint64_t i = 0; auto op = prog.comm_op(g, i); ++i) s1.push_back(*op);
     ASSERT_FALSE(s1.empty()) << "gpu " << g;
     for (const auto& op : s0) {
-      count(g, op, -1);
+      balance.count(g, op, -1);
       if (op.kind == cluster::OpKind::kCompute) compute += op.duration_ps;
       if (op.kind != cluster::OpKind::kWaitStream) continue;
       ASSERT_LT(op.bytes, s1.size()) << "gpu " << g;
@@ -278,16 +292,13 @@ TEST(TrainingProgram, CpOverlapMovesTheKvRingToTheCommStream) {
       if (op.wait_label == wait_label(CommClass::kContext)) ++context_waits;
     }
     for (const auto& op : s1) {
-      count(g, op, -1);
+      balance.count(g, op, -1);
       ASSERT_NE(op.kind, cluster::OpKind::kCompute) << "gpu " << g;
       ASSERT_NE(op.kind, cluster::OpKind::kStorage) << "gpu " << g;
     }
     EXPECT_EQ(compute, serial_compute) << "gpu " << g;
   }
-  for (const auto& [key, b] : balance) {
-    ASSERT_EQ(b, 0) << "message " << std::get<0>(key) << " -> " << std::get<1>(key) << " tag "
-                    << std::get<2>(key) << " differs with the overlap";
-  }
+  balance.expect_even("with the overlap");
   EXPECT_GT(context_waits, 0u);
 }
 
