@@ -450,6 +450,10 @@ void validate_job_spec(const JobSpec& s) {
                                             str(std::max(1u, p.context_parallel())) +
                                             ": there is no KV exchange to overlap");
   }
+  if (t.no_zero3_prefetch() && p.zero_stage() != 3) {
+    fail("training.no_zero3_prefetch", "set but parallelism.zero_stage is " + str(p.zero_stage()) +
+                                           ": only ZeRO-3 gathers parameters per layer");
+  }
   if (algorithm == "ring" && t.dp_tree_chunk_bytes() != 0) {
     fail("training.dp_tree_chunk_bytes", "set but training.dp_allreduce_algorithm is \"ring\"");
   }
@@ -539,6 +543,7 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   t.free_reductions = st.free_reductions();
   t.overlap_param_gather = st.overlap_param_gather();
   t.cp_comm_overlap = !st.no_cp_comm_overlap();
+  t.zero3_prefetch = !st.no_zero3_prefetch();
 
   p.compute_model = to_compute_model(s.compute_model());
   return p;

@@ -549,6 +549,11 @@ bool cp_ring(const workload::Op& op) {
 bool fused_attention(const workload::Op& op, std::string_view name) {
   return op.kind == OpKind::kCompute && op.name == name;
 }
+// ZeRO-3's per-layer parameter all-gather (dense or expert), forward or backward.
+bool zero3_gather(const workload::Op& op) {
+  return op.kind == OpKind::kCollective && op.collective == CollectiveKind::kAllGather &&
+         (op.name == "zero3_param_allgather" || op.name == "zero3_expert_param_allgather");
+}
 constexpr std::uint64_t kNoReady = ~std::uint64_t{0};
 // A parameter all-gather item's ready op: the end of the previous step on stream 0 (none for step 0).
 constexpr std::uint64_t kStepBegin = kNoReady - 1;
@@ -571,6 +576,7 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
   // TE's ring attention is a flash-attention kernel per KV block: an unfused attention keeps the whole
   // exchange before it.
   cp_overlap_ = training.cp_comm_overlap && job_->degrees().cp > 1 && job_->params().model.fused_attention;
+  zero3_prefetch_ = training.zero3_prefetch && job_->degrees().zero == 3;
   tp_splits_ = std::max<std::uint32_t>(1, training.tp_comm_overlap_splits);
   tp_sms_ = training.tp_comm_overlap_sms;
   // The fewest SMs of the job's GPUs (node groups of several types: each GPU's own count applies below).
@@ -703,6 +709,33 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
         t.prefix[k] = t.prefix[k - 1] + 2ull * chunks - 1;
         t.prefix[k + 1] = t.prefix[k];
         continue;
+      } else if (zero3_prefetch_ && n != 0 && zero3_gather(op) && k < tp_until && tp_allowed(k)) {
+        // The gather moves to stream 1, issued once stream 0 has passed the same gather of the layer before
+        // in this pass (same micro-batch, chunk and phase: one layer ahead, as FSDP's and DeepSpeed's
+        // prefetch), or, for a pass's first layer, after the op before it; stream 0 waits for its end here.
+        std::uint64_t prev = kNoReady;
+        for (std::uint64_t q = k; q-- > 0;) {
+          const workload::Op o = prog.op(q);
+          const bool same_pass = o.microbatch == op.microbatch && o.chunk == op.chunk &&
+                                 (o.phase == op.phase || o.phase == workload::Phase::kRecompute);
+          if (!same_pass) break;
+          if (o.name == op.name && zero3_gather(o)) {
+            prev = q;
+            break;
+          }
+        }
+        Pending p;
+        p.item = {k, 0, 0, n};
+        if (prev != kNoReady && t.prefix[prev + 1] > t.prefix[prev]) {
+          p.at_op = prev;
+          p.at_sub = 0;
+        } else {
+          p.at_op = k;
+          p.at_sub = kNoReady;
+        }
+        t.tp.push_back({k, TpOverride::kScatterWait, 1, 0, pending.size(), 0, CommClass::kData});
+        pending.push_back(p);
+        n = 1;
       } else if (tp_overlap_ && n != 0 && tp_overlap_collective(op, CollectiveKind::kAllGather) &&
                  k + 1 < per_step && k + 1 < tp_until && tp_allowed(k)) {
         const workload::Op gemm = prog.op(k + 1);
@@ -856,7 +889,7 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
   const workload::Op op = prog.op(src->workload_index);
   std::uint64_t sub = src->sub;
   if ((overlap_ && op.kind == OpKind::kCollective && op.phase == workload::Phase::kGradSync) ||
-      ((tp_overlap_ || param_overlap_ || cp_overlap_) && op.step < steps_)) {
+      ((tp_overlap_ || param_overlap_ || cp_overlap_ || zero3_prefetch_) && op.step < steps_)) {
     const StageTable& t = table(job_->stage_of(gpu));
     const std::uint64_t ops = t.prefix.size() - 1;
     const auto every = job_->params().training.checkpoint_interval_steps;
@@ -878,7 +911,7 @@ std::optional<cluster::GpuOp> TrainingProgram::op(std::uint32_t gpu, std::uint64
           --sub;
         }
       }
-      if (tp_overlap_ || cp_overlap_) {
+      if (tp_overlap_ || cp_overlap_ || zero3_prefetch_) {
         const auto o =
             std::lower_bound(t.tp.begin(), t.tp.end(), k,
                              [](const TpOverride& x, std::uint64_t v) { return x.workload_op < v; });

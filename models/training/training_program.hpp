@@ -48,9 +48,13 @@
 // 0 (the local KV block) at once, chunk j after [WaitStream for ring step j-1's Wait]; forward: ring then
 // attention in op order, backward: the attention's backward before the ring's place, which expands to
 // nothing. The backward's return of the KV gradients to their owners is not a separate transfer here.
-// With training.overlap_param_gather (ZeRO-1/2), the step-end parameter all-gather buckets move to stream 1
-// at the START of the step, in the order the first micro-batch's forward needs them (param_gather.hpp): the
-// gathers of step s (which stand for those dispatched after step s-1's optimizer, Megatron-Core's
+// ZeRO-3's per-layer parameter all-gathers (on unless training.no_zero3_prefetch) move to stream 1, each
+// issued once stream 0 has passed the previous layer's gather in the same pass (one layer of prefetch, as
+// FSDP and DeepSpeed run it; a pass's first layer: after the op before it); stream 0 keeps one WaitStream for
+// its end. With training.overlap_param_gather (ZeRO-1/2), the step-end parameter all-gather buckets move to
+// stream 1 at the START of the step, in the order the first micro-batch's forward needs them
+// (param_gather.hpp): the gathers of step s (which stand for those dispatched after step s-1's optimizer,
+// Megatron-Core's
 // --overlap-param-gather) wait for stream 0 to finish step s-1, and expand into nothing on stream 0, where
 // the first forward op of each layer that a bucket's first byte belongs to gets a WaitStream for the end of
 // that bucket first. TP collectives up to the last such op stay on stream 0 (they would queue behind the
@@ -187,7 +191,9 @@ class TrainingProgram final : public cluster::GpuProgram {
                   std::uint32_t storage_targets, std::uint32_t disabled = 0, std::uint32_t gpus_per_node = 0,
                   const cluster::NcclFabric& fabric = {});
   std::optional<cluster::GpuOp> op(std::uint32_t gpu, std::uint64_t index) const override;
-  bool has_comm_stream() const override { return overlap_ || tp_overlap_ || param_overlap_ || cp_overlap_; }
+  bool has_comm_stream() const override {
+    return overlap_ || tp_overlap_ || param_overlap_ || cp_overlap_ || zero3_prefetch_;
+  }
   SimTime contended_ps(std::uint32_t gpu, SimTime duration) const override;
   // TP pieces' SMs are charged in their GEMM chunks' durations: only gradient buckets contend.
   bool comm_contends(std::uint32_t gpu, std::uint64_t comm_pc) const override;
@@ -267,10 +273,11 @@ class TrainingProgram final : public cluster::GpuProgram {
   std::uint32_t steps_;
   std::uint32_t storage_targets_;
   std::uint32_t disabled_;
-  bool overlap_ = false;        // training.overlap_grad_reduce
-  bool tp_overlap_ = false;     // training.tp_comm_overlap (with sequence parallelism)
-  bool param_overlap_ = false;  // training.overlap_param_gather
-  bool cp_overlap_ = false;     // context parallelism's KV ring overlapped with attention (the default)
+  bool overlap_ = false;         // training.overlap_grad_reduce
+  bool tp_overlap_ = false;      // training.tp_comm_overlap (with sequence parallelism)
+  bool param_overlap_ = false;   // training.overlap_param_gather
+  bool cp_overlap_ = false;      // context parallelism's KV ring overlapped with attention (the default)
+  bool zero3_prefetch_ = false;  // ZeRO-3's parameter all-gathers one layer ahead (the default)
   std::uint32_t tp_splits_ = 4, tp_sms_ = 16;
   std::uint32_t sms_ = 0;  // the GPU's streaming multiprocessors (the fewest, several GPU types)
   CollectiveOptions collectives_;

@@ -146,6 +146,10 @@ struct TrainingParams {
   // (training_program.hpp). On by default; false: the whole ring before the attention (warpsim before
   // 2026-12-07; spec training.no_cp_comm_overlap).
   bool cp_comm_overlap = true;
+  // ZeRO-3 all-gathers each layer's parameters one layer ahead on the communication stream, as FSDP and
+  // DeepSpeed prefetch them (training_program.hpp). On by default; false: each gather blocks right before
+  // its layer (warpsim before 2026-12-07; spec training.no_zero3_prefetch).
+  bool zero3_prefetch = true;
 };
 
 // Compute-time model overrides (compute_model.hpp); unset = the EfficiencyParams the Job is given.

@@ -480,7 +480,8 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
     b.elementwise("mlp_residual_fwd", "mlp_residual_bwd", T_sp * h, 3);
 
     // ZeRO-3 gathers this layer's parameters before each use and reduce-scatters its gradients after the
-    // backward (DeepSpeed/FSDP behaviour without prefetch across micro-batches).
+    // backward (no prefetch across micro-batches; the training program issues each gather one layer ahead
+    // within a pass, models/training/training_program.hpp).
     const double dense_params =
         dense_mlp && s.moe() ? out.first_dense_layer_params_per_gpu : out.dense_layer_params_per_gpu;
     const double expert_params = dense_mlp ? 0.0 : out.expert_layer_params_per_gpu;

@@ -19,6 +19,7 @@ expect chunk_with_ring "training.dp_tree_chunk_bytes" 's/grad_bucket_bytes: 8000
 expect bad_nccl_protocol "training.nccl_protocol" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 nccl_protocol: "fast"/'
 expect param_gather_without_zero "training.overlap_param_gather" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 overlap_param_gather: true/'
 expect cp_overlap_without_cp "training.no_cp_comm_overlap" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 no_cp_comm_overlap: true/'
+expect zero3_prefetch_without_zero3 "training.no_zero3_prefetch" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 no_zero3_prefetch: true/'
 # Issue #25: an MoE without moe_top_k was silently top-1, and absurd sizes passed.
 expect moe_top_k_0 "model.moe_top_k" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 8 moe_top_k: 0/'
 expect moe_top_k_unset "model.moe_top_k" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 8/'

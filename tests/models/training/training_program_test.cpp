@@ -114,6 +114,9 @@ TEST_P(TrainingProgramTest, ExpansionIsCompleteAndMatched) {
   for (const bool cost : {false, true}) {
     SCOPED_TRACE(cost ? "with NCCL's cost" : "without NCCL's cost");
     workload::JobParams params = spec::to_job_params(js);
+    // Stream 0 alone carries every op here (the tests below check what moves to stream 1).
+    params.training.zero3_prefetch = false;
+    params.training.cp_comm_overlap = false;
     if (!cost) {
       params.training.nccl_protocol = "none";
       params.training.free_reductions = true;
@@ -216,6 +219,7 @@ TEST_P(TrainingProgramTest, OverlapMovesGradBucketsToTheCommStream) {
   workload::JobParams params = checked_params(js);
   // This test is about the gradient buckets: no other item on the communication stream.
   params.training.cp_comm_overlap = false;
+  params.training.zero3_prefetch = false;
   const auto [plain_job, job] =
       job_pair(params, [](workload::JobParams& p) { p.training.overlap_grad_reduce = true; });
   constexpr std::uint32_t kSteps = 2, kTargets = 2;
@@ -257,9 +261,46 @@ TEST_P(TrainingProgramTest, OverlapMovesGradBucketsToTheCommStream) {
   EXPECT_GT(buckets, 0u);
 }
 
-// Context parallelism's KV ring overlapped with the fused attention (the default) sends the same messages as
-// the unoverlapped ring, keeps every compute op's total time (the attention's chunks add up to it), puts
-// only communication and WaitStreams on stream 1, and every stream-0 WaitStream waits for a Wait there.
+// `prog` moved some communication of `serial` to the communication stream: both send the same messages,
+// every compute op keeps its total time (chunks add up to the whole), stream 1 holds only communication and
+// WaitStreams, and every stream-0 WaitStream waits for a Wait there. Returns the stream-0 WaitStreams with
+// `label`'s class.
+std::uint64_t expect_moved_to_comm_stream(const TrainingProgram& serial, const TrainingProgram& prog,
+                                          std::uint32_t world, CommClass label) {
+  EXPECT_TRUE(prog.has_comm_stream());
+  EXPECT_FALSE(serial.has_comm_stream());
+  MessageBalance balance;  // serial minus moved
+  std::uint64_t waits = 0;
+  for (std::uint32_t g = 0; g < world; ++g) {
+    SimTime serial_compute = 0, compute = 0;
+    for (std::uint64_t i = 0; auto op = serial.op(g, i); ++i) {
+      balance.count(g, *op, +1);
+      if (op->kind == cluster::OpKind::kCompute) serial_compute += op->duration_ps;
+    }
+    std::vector<cluster::GpuOp> s0, s1;
+    for (std::uint64_t i = 0; auto op = prog.op(g, i); ++i) s0.push_back(*op);
+    for (std::uint64_t i = 0; auto op = prog.comm_op(g, i); ++i) s1.push_back(*op);
+    EXPECT_FALSE(s1.empty()) << "gpu " << g;
+    for (const auto& op : s0) {
+      balance.count(g, op, -1);
+      if (op.kind == cluster::OpKind::kCompute) compute += op.duration_ps;
+      if (op.kind != cluster::OpKind::kWaitStream) continue;
+      EXPECT_LT(op.bytes, s1.size()) << "gpu " << g;
+      if (op.bytes < s1.size()) EXPECT_EQ(s1[op.bytes].kind, cluster::OpKind::kWait) << "gpu " << g;
+      if (op.wait_label == wait_label(label)) ++waits;
+    }
+    for (const auto& op : s1) {
+      balance.count(g, op, -1);
+      EXPECT_NE(op.kind, cluster::OpKind::kCompute) << "gpu " << g;
+      EXPECT_NE(op.kind, cluster::OpKind::kStorage) << "gpu " << g;
+    }
+    EXPECT_EQ(compute, serial_compute) << "gpu " << g;  // durations before any SM contention
+  }
+  balance.expect_even("once moved to the communication stream");
+  return waits;
+}
+
+// Context parallelism's KV ring overlapped with the fused attention (the default).
 TEST(TrainingProgram, CpOverlapMovesTheKvRingToTheCommStream) {
   spec::JobSpec js = small_job();
   js.mutable_parallelism()->set_context_parallel(2);
@@ -269,37 +310,24 @@ TEST(TrainingProgram, CpOverlapMovesTheKvRingToTheCommStream) {
   const auto [job, serial_job] =
       job_pair(checked_params(js), [](workload::JobParams& p) { p.training.cp_comm_overlap = false; });
   const TrainingProgram prog(job, 2, 2), serial(serial_job, 2, 2);  // 2 steps, 2 storage targets
-  ASSERT_TRUE(prog.has_comm_stream());
-  ASSERT_FALSE(serial.has_comm_stream());
-  MessageBalance balance;  // serial minus overlapped
-  std::uint64_t context_waits = 0;
-  for (std::uint32_t g = 0; g < job->world_size(); ++g) {
-    SimTime serial_compute = 0, compute = 0;
-    for (std::uint64_t i = 0; auto op = serial.op(g, i); ++i) {
-      balance.count(g, *op, +1);
-      if (op->kind == cluster::OpKind::kCompute) serial_compute += op->duration_ps;
-    }
-    std::vector<cluster::GpuOp> s0, s1;
-    for (std::uint64_t i = 0; auto op = prog.op(g, i); ++i) s0.push_back(*op);
-    for (std::uint64_t i = 0; auto op = prog.comm_op(g, i); ++i) s1.push_back(*op);
-    ASSERT_FALSE(s1.empty()) << "gpu " << g;
-    for (const auto& op : s0) {
-      balance.count(g, op, -1);
-      if (op.kind == cluster::OpKind::kCompute) compute += op.duration_ps;
-      if (op.kind != cluster::OpKind::kWaitStream) continue;
-      ASSERT_LT(op.bytes, s1.size()) << "gpu " << g;
-      EXPECT_EQ(s1[op.bytes].kind, cluster::OpKind::kWait) << "gpu " << g;
-      if (op.wait_label == wait_label(CommClass::kContext)) ++context_waits;
-    }
-    for (const auto& op : s1) {
-      balance.count(g, op, -1);
-      ASSERT_NE(op.kind, cluster::OpKind::kCompute) << "gpu " << g;
-      ASSERT_NE(op.kind, cluster::OpKind::kStorage) << "gpu " << g;
-    }
-    EXPECT_EQ(compute, serial_compute) << "gpu " << g;
+  EXPECT_GT(expect_moved_to_comm_stream(serial, prog, job->world_size(), CommClass::kContext), 0u);
+}
+
+// ZeRO-3's parameter all-gathers one layer ahead (the default): one stream-0 WaitStream per gather.
+TEST(TrainingProgram, Zero3PrefetchMovesTheParameterGathersToTheCommStream) {
+  spec::JobSpec js = small_job();
+  js.mutable_parallelism()->set_zero_stage(3);
+  const auto [job, serial_job] =
+      job_pair(checked_params(js), [](workload::JobParams& p) { p.training.zero3_prefetch = false; });
+  const TrainingProgram prog(job, 2, 2), serial(serial_job, 2, 2);
+  std::uint64_t gathers = 0;
+  for (std::uint64_t i = 0, n = workload::GpuProgram(job, 0, 2).size(); i < n; ++i) {
+    const workload::Op op = workload::GpuProgram(job, 0, 2).op(i);
+    if (op.name == "zero3_param_allgather") ++gathers;
   }
-  balance.expect_even("with the overlap");
-  EXPECT_GT(context_waits, 0u);
+  ASSERT_GT(gathers, 0u);
+  // GPU 0's data-labelled waits: one per gather (the job has no other data-parallel item on stream 1).
+  EXPECT_GE(expect_moved_to_comm_stream(serial, prog, job->world_size(), CommClass::kData), gathers);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TrainingProgramTest, ::testing::ValuesIn(kVariants),
