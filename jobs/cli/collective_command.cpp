@@ -190,12 +190,11 @@ int run_collective(const CollectiveOptions& o, MPI_Comm comm) {
                           static_cast<std::uint32_t>(group.last_gpu() / params.gpus_per_node -
                                                      group.first / params.gpus_per_node + 1));
   for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
-    // With "auto", the tree where NCCL's tuning model prefers it and the group has one GPU per node (the
-    // flat double binary tree is NCCL's inter-node tree only then; the training program's rule).
+    // With "auto", the tree where NCCL's tuning model prefers it and the group has one GPU per node
+    // (cluster::auto_allreduce_algorithm, as the training program).
     if (auto_algorithm) {
-      const bool tree =
-          local == 1 && shape.nodes == group.count &&
-          cluster::nccl_allreduce_algorithm(bytes, shape, protocol) == cluster::Algorithm::kTree;
+      const bool tree = local == 1 && cluster::auto_allreduce_algorithm(bytes, shape, protocol) ==
+                                          cluster::Algorithm::kTree;
       algorithm =
           &cluster::collective_algorithm(tree ? cluster::Algorithm::kTree : cluster::Algorithm::kRing);
     }

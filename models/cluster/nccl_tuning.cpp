@@ -39,14 +39,8 @@ constexpr std::array<std::array<double, 24>, 3> kTreeCorrection = {{
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
 }};
 
-std::uint32_t log2i(std::uint32_t n) {
+std::uint32_t log2i(std::uint64_t n) {
   std::uint32_t l = 0;
-  while (n >>= 1) ++l;
-  return l;
-}
-
-std::uint64_t log2i64(std::uint64_t n) {
-  std::uint64_t l = 0;
   while (n >>= 1) ++l;
   return l;
 }
@@ -129,7 +123,7 @@ double nccl_latency_us(Collective c, Algorithm a, Protocol p, const NcclShape& s
     // (not a tree in NCCL) as log2(n) network-or-NVLink steps.
     const double intra = kNvlinkTree[i], inter = kNetTree[i];
     if (c == Collective::kAllReduce) return kBaseTree[i] + 2 * ((ppn - 1) * intra + log2i(nodes) * inter);
-    return kBaseTree[i] + log2i(static_cast<std::uint32_t>(n)) * (nodes > 1 ? inter : intra);
+    return kBaseTree[i] + log2i(n) * (nodes > 1 ? inter : intra);
   }
   if (c == Collective::kAllToAll) return kBaseRing[i];  // point-to-point: no ring steps
   // Ring (and the two-level rings): base + (nsteps - nInterSteps) intraLat + nInterSteps interLat, with
@@ -164,7 +158,7 @@ double nccl_time_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes, 
     bw = bus * 0.5;
     const std::uint64_t units = bytes >> 6;
     if (units > 0) {
-      const std::uint64_t log_size = log2i64(units);
+      const std::uint32_t log_size = log2i(units);
       if (log_size < 23) bw *= kTreeCorrection[i][log_size];
     }
   } else {
@@ -189,6 +183,12 @@ Algorithm nccl_allreduce_algorithm(std::uint64_t bytes, const NcclShape& s,
   return best_time(Algorithm::kTree) < best_time(Algorithm::kRing) ? Algorithm::kTree : Algorithm::kRing;
 }
 
+Algorithm auto_allreduce_algorithm(std::uint64_t bytes, const NcclShape& s,
+                                   std::optional<Protocol> protocol) {
+  if (s.nodes != s.ranks) return Algorithm::kRing;
+  return nccl_allreduce_algorithm(bytes, s, protocol);
+}
+
 NcclCost nccl_cost(Collective c, Algorithm a, std::uint64_t bytes, const NcclShape& s,
                    std::optional<Protocol> protocol) {
   Protocol best = Protocol::kSimple;
@@ -211,9 +211,8 @@ NcclCost nccl_cost(Collective c, Algorithm a, std::uint64_t bytes, const NcclSha
   std::uint64_t net_steps = 0, nvl_steps = 0;
   if (n > 1 && c != Collective::kAllToAll) {
     if (a == Algorithm::kTree) {
-      const std::uint64_t depth = log2i(static_cast<std::uint32_t>(n));
-      net_steps =
-          nodes > 1 ? (c == Collective::kAllReduce ? 2 : 1) * log2i(static_cast<std::uint32_t>(nodes)) : 0;
+      const std::uint64_t depth = log2i(n);
+      net_steps = nodes > 1 ? (c == Collective::kAllReduce ? 2 : 1) * log2i(nodes) : 0;
       nvl_steps = (c == Collective::kAllReduce ? 2 : 1) * depth - std::min<std::uint64_t>(net_steps, depth);
     } else {
       const bool two = c == Collective::kAllReduce;

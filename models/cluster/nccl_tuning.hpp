@@ -37,6 +37,7 @@ struct NcclFabric {
   SimTime net_step_wire_ps = 0;
   double nvlink_bytes_per_s = 0;
   double nic_bytes_per_s = 0;
+  bool operator==(const NcclFabric&) const = default;
 };
 NcclFabric nccl_fabric(const ClusterParams& params);
 // The shape of a group of `ranks` on `nodes` nodes: the Simple protocol's bus bandwidth is the node's NICs
@@ -66,6 +67,13 @@ NcclCost nccl_cost(Collective c, Algorithm a, std::uint64_t bytes, const NcclSha
 // compare on a fabric without NVLS or CollNet): the one whose best protocol (or `protocol`, if forced) has
 // the least nccl_time_us; the ring on a tie, for groups of fewer than 3 ranks and without a bandwidth.
 Algorithm nccl_allreduce_algorithm(std::uint64_t bytes, const NcclShape& s,
+                                   std::optional<Protocol> protocol = std::nullopt);
+// The all-reduce algorithm warpsim runs for "auto" (training.dp_allreduce_algorithm, `warpsim collective
+// --algorithm auto`): NCCL's choice, but the tree only where the group has one rank per node. warpsim's tree
+// is one flat double binary tree over the ranks, which is NCCL's inter-node tree only then; with several
+// ranks per node NCCL chains them and runs one tree per channel over all the node's NICs, which the flat tree
+// is not (its inter-node edges would use two of them), so those groups keep the ring.
+Algorithm auto_allreduce_algorithm(std::uint64_t bytes, const NcclShape& s,
                                    std::optional<Protocol> protocol = std::nullopt);
 
 // NCCL's channel count for a ring or tree of `bytes` under `protocol` (src/enqueue.cc): from

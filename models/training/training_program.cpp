@@ -247,12 +247,7 @@ bool uses_tree(const workload::Op& op, const CollectiveOptions& options) {
   if (!eligible) return false;
   if (!options.dp_allreduce_auto) return options.dp_allreduce == cluster::Algorithm::kTree;
   const std::uint32_t n = op.group.size();
-  if (n < 3) return false;
   const std::uint32_t nodes = group_nodes(op.group, options.gpus_per_node);
-  // warpsim's tree is one flat double binary tree over the members. With one member per node that is NCCL's
-  // inter-node tree; with several, NCCL chains the members of a node and runs one tree per channel over all
-  // rails, which the flat tree is not (its inter-node edges would use two of the node's NICs): keep the ring.
-  if (nodes != n) return false;
   // This runs for every GPU op of every such all-reduce: remember the last few answers (a step has a handful
   // of distinct bytes and group shapes). The key holds every input of the choice, so the memo is a pure
   // cache whatever job or fabric asks next on this thread.
@@ -270,12 +265,10 @@ bool uses_tree(const workload::Op& op, const CollectiveOptions& options) {
   thread_local std::size_t next = 0;
   for (const Memo& m : memo) {
     if (m.used && m.bytes == op.comm_bytes && m.n == n && m.nodes == nodes && m.protocol == protocol &&
-        m.fabric.nvlink_step_wire_ps == f.nvlink_step_wire_ps &&
-        m.fabric.net_step_wire_ps == f.net_step_wire_ps &&
-        m.fabric.nvlink_bytes_per_s == f.nvlink_bytes_per_s && m.fabric.nic_bytes_per_s == f.nic_bytes_per_s)
+        m.fabric == f)
       return m.tree;
   }
-  const bool tree = cluster::nccl_allreduce_algorithm(op.comm_bytes, cluster::nccl_shape(f, n, nodes),
+  const bool tree = cluster::auto_allreduce_algorithm(op.comm_bytes, cluster::nccl_shape(f, n, nodes),
                                                       options.nccl_protocol) == cluster::Algorithm::kTree;
   memo[next] = Memo{op.comm_bytes, n, nodes, protocol, f, tree, true};
   next = (next + 1) % memo.size();
@@ -643,6 +636,30 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
     std::vector<Pending> pending;
     // Parameter all-gather items (stream 1's first), with the consumer each needs.
     std::vector<std::pair<Pending, std::uint64_t>> gathers;
+    // Context parallelism's KV ring `op` (workload op `ring`, `ops` expanded ops) beside its fused attention
+    // (`attention`, just before or after it): the ring moves to stream 1 after the op before the pair, the
+    // attention runs as CP chunks, chunk 0 (the local KV block) at once, chunk j after ring step j-1, and the
+    // ring's own place expands to nothing. Sets the pair's prefix entries.
+    const auto overlap_cp_ring = [&](std::uint64_t ring, std::uint64_t attention, const workload::Op& op,
+                                     std::uint64_t ops) {
+      const std::uint32_t chunks = op.group.size();
+      const auto lead = static_cast<std::uint32_t>(nccl_prefix_ops(op, collectives_));
+      const std::uint64_t first = std::min(ring, attention);
+      Pending p;
+      p.item = {ring, 0, 0, ops};
+      p.item.tp = p.item.cp = true;
+      p.at_op = first;
+      p.at_sub = kNoReady;
+      const TpOverride gone{ring, TpOverride::kGatherGone, 1, 0, pending.size(), lead, CommClass::kContext};
+      const TpOverride chunked{attention, TpOverride::kGemmAfterGather, chunks, 0, pending.size(),
+                               lead,      CommClass::kContext};
+      t.tp.push_back(ring < attention ? gone : chunked);  // t.tp stays sorted by workload op
+      t.tp.push_back(ring < attention ? chunked : gone);
+      pending.push_back(p);
+      const auto expanded = [&](std::uint64_t k) { return k == ring ? 0 : 2ull * chunks - 1; };
+      t.prefix[first + 1] = t.prefix[first] + expanded(first);
+      t.prefix[first + 2] = t.prefix[first + 1] + expanded(first + 1);
+    };
     for (std::uint64_t k = 0; k < per_step; ++k) {
       const workload::Op op = prog.op(k);
       std::uint64_t n = expanded_count(op, storage_targets_, disabled_, collectives_);
@@ -672,42 +689,16 @@ TrainingProgram::TrainingProgram(std::shared_ptr<const workload::Job> job, std::
         ++bucket;
       } else if (cp_overlap_ && n != 0 && cp_ring(op) && k + 1 < per_step && k + 1 < tp_until &&
                  tp_allowed(k) && fused_attention(prog.op(k + 1), "attn_fwd")) {
-        // Forward (and recomputed forward): the KV ring moves to stream 1, after the op before it; the
-        // attention runs as CP chunks, chunk 0 (the local KV block) at once, chunk j after ring step j-1.
-        const std::uint32_t chunks = op.group.size();
-        const auto lead = static_cast<std::uint32_t>(nccl_prefix_ops(op, collectives_));
-        Pending p;
-        p.item = {k, 0, 0, n};
-        p.item.tp = p.item.cp = true;
-        p.at_op = k;
-        p.at_sub = kNoReady;
-        t.tp.push_back({k, TpOverride::kGatherGone, 1, 0, pending.size(), lead, CommClass::kContext});
-        t.tp.push_back(
-            {k + 1, TpOverride::kGemmAfterGather, chunks, 0, pending.size(), lead, CommClass::kContext});
-        pending.push_back(p);
-        t.prefix[k + 1] = t.prefix[k];
-        t.prefix[k + 2] = t.prefix[k + 1] + 2ull * chunks - 1;
+        // Forward (and recomputed forward): ring, then attention.
+        overlap_cp_ring(k, k + 1, op, n);
         ++k;
         continue;
       } else if (cp_overlap_ && n != 0 && cp_ring(op) && k > 0 && k < tp_until && tp_allowed(k - 1) &&
                  fused_attention(prog.op(k - 1), "attn_bwd") &&
                  (t.tp.empty() || t.tp.back().workload_op != k - 1)) {
-        // Backward: the attention's backward (k - 1, expanded as one op already: redo its prefix entry) runs
-        // as CP chunks over the KV blocks as they arrive, the ring on stream 1 from the op before it; the
-        // ring's own place (k) expands to nothing.
-        const std::uint32_t chunks = op.group.size();
-        const auto lead = static_cast<std::uint32_t>(nccl_prefix_ops(op, collectives_));
-        Pending p;
-        p.item = {k, 0, 0, n};
-        p.item.tp = p.item.cp = true;
-        p.at_op = k - 1;
-        p.at_sub = kNoReady;
-        t.tp.push_back(
-            {k - 1, TpOverride::kGemmAfterGather, chunks, 0, pending.size(), lead, CommClass::kContext});
-        t.tp.push_back({k, TpOverride::kGatherGone, 1, 0, pending.size(), lead, CommClass::kContext});
-        pending.push_back(p);
-        t.prefix[k] = t.prefix[k - 1] + 2ull * chunks - 1;
-        t.prefix[k + 1] = t.prefix[k];
+        // Backward: the attention's backward (k - 1, expanded as one op already: its prefix entry is redone),
+        // then the ring's place.
+        overlap_cp_ring(k, k - 1, op, n);
         continue;
       } else if (zero3_prefetch_ && n != 0 && zero3_gather(op) && k < tp_until && tp_allowed(k)) {
         // The gather moves to stream 1, issued once stream 0 has passed the same gather of the layer before

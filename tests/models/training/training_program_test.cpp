@@ -286,7 +286,9 @@ std::uint64_t expect_moved_to_comm_stream(const TrainingProgram& serial, const T
       if (op.kind == cluster::OpKind::kCompute) compute += op.duration_ps;
       if (op.kind != cluster::OpKind::kWaitStream) continue;
       EXPECT_LT(op.bytes, s1.size()) << "gpu " << g;
-      if (op.bytes < s1.size()) EXPECT_EQ(s1[op.bytes].kind, cluster::OpKind::kWait) << "gpu " << g;
+      if (op.bytes < s1.size()) {
+        EXPECT_EQ(s1[op.bytes].kind, cluster::OpKind::kWait) << "gpu " << g;
+      }
       if (op.wait_label == wait_label(label)) ++waits;
     }
     for (const auto& op : s1) {
