@@ -493,6 +493,7 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   m.learned_position_embeddings = sm.learned_position_embeddings();
   m.untied_embeddings = sm.untied_embeddings();
   m.fused_attention = sm.fused_attention();
+  m.causal_attention = !sm.bidirectional_attention();
   m.moe_ffn_hidden_size = sm.moe_ffn_hidden_size();
   m.num_shared_experts = sm.num_shared_experts();
   m.shared_expert_ffn_hidden_size = sm.shared_expert_ffn_hidden_size();

@@ -32,8 +32,9 @@ void validate_validation_spec(const ExperimentSpec& exp) {
     fail("reference", "must be a finite figure > 0 (got " + std::to_string(v.reference()) + ")");
   }
   if (v.source().empty()) fail("source", "required: where the reference was published (paper, table, row)");
-  if (!v.flop_count().empty() && v.flop_count() != "hardware" && v.flop_count() != "model") {
-    fail("flop_count", "must be hardware or model (got '" + v.flop_count() + "')");
+  if (!v.flop_count().empty() && v.flop_count() != "hardware" && v.flop_count() != "model" &&
+      v.flop_count() != "model_unmasked_attention") {
+    fail("flop_count", "must be hardware, model or model_unmasked_attention (got '" + v.flop_count() + "')");
   }
   const ValidationReduction& r = v.reduction();
   const JobSpec& job = exp.job();

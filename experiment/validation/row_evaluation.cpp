@@ -130,8 +130,10 @@ RowResult evaluate_row(const spec::ExperimentSpec& row, const std::string& path,
   // (The estimate only: the whole job's program is not built, which for the largest rows is costly.)
   const auto job = build_job(row);
   const workload::StepEstimate est = workload::estimate_step(job);
-  const bool model_flops = row.validation().flop_count() == "model";
-  const double flops = model_flops ? est.model_flops : est.hardware_flops;
+  const std::string& count = row.validation().flop_count();
+  const double flops = count == "model"                      ? est.model_flops
+                       : count == "model_unmasked_attention" ? est.model_flops_unmasked
+                                                             : est.hardware_flops;
   result.prediction = flops / step / static_cast<double>(job->world_size()) / 1e12;
   return result;
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -18,6 +19,17 @@ constexpr double kAttentionBwdRecompute = 2.5 / 2.0;
 
 bool set(double v) {
   return !std::isnan(v);
+}
+
+// Linear in log2(keys) between the measured lengths (kCausalKeys), the end values beyond them.
+double causal_rate_ratio(const CausalRatio& ratio, double keys) {
+  constexpr std::size_t n = std::size(kCausalKeys);
+  if (keys <= kCausalKeys[0]) return ratio[0];
+  if (keys >= kCausalKeys[n - 1]) return ratio[n - 1];
+  std::size_t i = 1;
+  while (kCausalKeys[i] < keys) ++i;
+  const double f = std::log2(keys / kCausalKeys[i - 1]) / std::log2(kCausalKeys[i] / kCausalKeys[i - 1]);
+  return ratio[i - 1] + f * (ratio[i] - ratio[i - 1]);
 }
 
 // The profile the model uses: `gpu` with its kernel efficiencies scaled.
@@ -46,8 +58,16 @@ EfficiencyParams scale_overrides(EfficiencyParams p) {
 
 }  // namespace
 
+double causal_attention_slowdown(const AttentionMask& mask, const CausalRatio& ratio) {
+  if (!mask.causal()) return 1.0;
+  // The diagonal call (one of cp_steps) at the causal rate, the others (unmasked half blocks of the
+  // load-balanced ring) at the unmasked rate.
+  const double diagonal = 1.0 / std::max(1.0, mask.cp_steps);
+  return diagonal / causal_rate_ratio(ratio, mask.causal_keys) + (1.0 - diagonal);
+}
+
 ComputeWork compute_work(const Op& op) {
-  return {op.name, op.flops, op.bytes, op.dtype, op.gemm, op.kernel};
+  return {op.name, op.flops, op.bytes, op.dtype, op.gemm, op.kernel, op.mask};
 }
 
 EfficiencyParams EfficiencyParams::resolved(const GpuProfile& gpu) const {
@@ -155,7 +175,8 @@ double ComputeModel::seconds(const ComputeWork& op) const {
                                 std::string(gpu_.name));
   }
   // The closed form of the saturating curves (header comment): sustained rate + one per-kernel gap.
-  const double work = op.kernel == KernelKind::kAttentionBwd ? op.flops * kAttentionBwdRecompute : op.flops;
+  double work = op.kernel == KernelKind::kAttentionBwd ? op.flops * kAttentionBwdRecompute : op.flops;
+  if (op.kernel != KernelKind::kMatmul) work *= causal_attention_slowdown(op.mask, gpu_.kernels.causal);
   const double t_compute =
       op.flops > 0 ? work / (peak * kernel_efficiency(op.kernel, op.dtype)) * gemm_quantization(gpu_, op.gemm)
                    : 0.0;

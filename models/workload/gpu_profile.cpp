@@ -21,21 +21,34 @@ constexpr double kG = 1e9;
 constexpr double kGap = 4e-6;  // per-kernel launch + tail (docs/gpu-profiles.md, "Kernel gap")
 
 // A100: burst GEMM = MAMF 271.2 / 312; sustained = cuBLAS 8192^3 with random data at 400 W, 258 TFLOP/s,
-// so sustain = 258 / 271.2. FlashAttention-2: forward 73 % of peak; backward 0.87 of the forward.
-constexpr KernelEfficiency kA100{1410, 1305, 258.0 / 271.2, 271.2 / 312, 0.0, 0.73, 0.73 * 322.0 / 370.0,
-                                 0.85, kGap};
+// so sustain = 258 / 271.2. Attention is FlashAttention-2 (what Transformer Engine runs before Hopper):
+// forward 73 % of peak (its paper); backward from its A100 forward+backward benchmark (head dim 128, no
+// mask, 16k tokens: 203 TFLOP/s in 3.5 forward units) less that forward. Causal over unmasked, the same
+// benchmark's forward+backward at 1k-16k (133/173, 155/187, 173/196, 182/201, 189/203; at 512 the head-dim
+// 128 bar is hidden, so head dim 64's 88/132).
+constexpr double kA100AttnFwd = 0.73;
+constexpr double kA100AttnBwd = 2.5 / (3.5 / 203.0 - 1.0 / (kA100AttnFwd * 312)) / 312;
+constexpr CausalRatio kFlash2A100Causal{88.0 / 132,  133.0 / 173, 155.0 / 187,
+                                        173.0 / 196, 182.0 / 201, 189.0 / 203};
+constexpr KernelEfficiency kA100{1410,         1305,         258.0 / 271.2, 271.2 / 312, 0.0,
+                                 kA100AttnFwd, kA100AttnBwd, 0.85,          kGap,        kFlash2A100Causal};
 // Hopper sustain: H200 bf16 MSMF / MAMF with all 8 GPUs busy, 698.6 / 823.9 (same GH100 die and 700 W as
-// H100 SXM). FlashAttention-3 (H100 SXM5, BF16, head dim 128, no causal mask, 8k tokens): forward 646,
-// backward 559 TFLOP/s.
+// H100 SXM). Attention is cuDNN's fused attention, which Transformer Engine prefers over FlashAttention on
+// Hopper and later: FlashAttention-3 paper, Figures 5-6 (H100 SXM5, BF16, head dim 128, 8k tokens, no
+// mask): forward 600, backward 518 TFLOP/s; causal over unmasked forward 315/497, 410/574, 484/617, 518/609,
+// 529/600, 539/595 at 512-16k (the backward is assumed to keep the forward's ratio).
 constexpr double kHopperSustain = 698.6 / 823.9;
+constexpr CausalRatio kCudnnCausal{315.0 / 497, 410.0 / 574, 484.0 / 617,
+                                   518.0 / 609, 529.0 / 600, 539.0 / 595};
 constexpr KernelEfficiency kH100{1830,        1466,        kHopperSustain, 794.5 / 989.5, 1402.6 / 1979,
-                                 646 / 989.5, 559 / 989.5, 0.85,           kGap};
+                                 600 / 989.5, 518 / 989.5, 0.85,           kGap,          kCudnnCausal};
 constexpr KernelEfficiency kH200{1830,        1466,        kHopperSustain, 823.9 / 989.5, 1453.4 / 1979,
-                                 646 / 989.5, 559 / 989.5, 0.85,           kGap};
-// B200: sustain = bf16 MSMF / MAMF with all 8 GPUs busy, 1426.4 / 1751.2. No public flash-attention
-// measurement on Blackwell was found: Hopper's FlashAttention-3 fractions are used (docs/gpu-profiles.md).
-constexpr KernelEfficiency kB200{
-    1965, 1320, 1426.4 / 1751.2, 1751.2 / 2250, 3432.5 / 4500, 646 / 989.5, 559 / 989.5, 0.85, kGap};
+                                 600 / 989.5, 518 / 989.5, 0.85,           kGap,          kCudnnCausal};
+// B200: sustain = bf16 MSMF / MAMF with all 8 GPUs busy, 1426.4 / 1751.2. No public attention measurement on
+// Blackwell was found: Hopper's cuDNN fractions are used (docs/gpu-profiles.md).
+constexpr KernelEfficiency kB200{1965,          1320,        1426.4 / 1751.2, 1751.2 / 2250,
+                                 3432.5 / 4500, 600 / 989.5, 518 / 989.5,     0.85,
+                                 kGap,          kCudnnCausal};
 
 constexpr std::array<GpuProfile, 5> kProfiles{{
     {"A100-80GB", 312 * kT, 312 * kT, 0.0, 19.5 * kT, 80 * kG, 2039 * kG, 600 * kG, 400, 108, 256, 128, 64,

@@ -3,6 +3,9 @@
 // keep the two in sync.
 #pragma once
 
+#include <array>
+#include <iterator>
+
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,6 +27,11 @@ DType storage_dtype(DType d);
 // where the clock falls to the sustained clock. `sustain` is that loss, measured as the ratio of the
 // sustained (power-saturated) to the burst throughput of the same large GEMM, and applies to every tensor-
 // core kernel class below. Nothing here is fitted to an end-to-end training result.
+// A causal attention kernel's rate over the same kernel's without a mask (both in the usual FLOP convention:
+// causal counts half the unmasked FLOPs), measured at 512, 1k, 2k, 4k, 8k and 16k keys per call.
+inline constexpr double kCausalKeys[] = {512, 1024, 2048, 4096, 8192, 16384};
+using CausalRatio = std::array<double, std::size(kCausalKeys)>;
+
 struct KernelEfficiency {
   double boost_clock_mhz;      // SM clock the datasheet tensor peak assumes
   double sustained_clock_mhz;  // measured SM clock of a large GEMM held at the power limit (documentation)
@@ -35,6 +43,7 @@ struct KernelEfficiency {
                                // as FlashAttention does: 2.5x the forward, i.e. with the recomputed scores)
   double memory;               // streaming kernels, fraction of the datasheet HBM bandwidth
   double kernel_gap_s;         // fixed time per kernel: launch and tail, seconds
+  CausalRatio causal;          // fused attention under a causal mask: rate over the unmasked rate
 
   // Sustained large-GEMM efficiency for `d` (fraction of that dtype's dense peak).
   double gemm(DType d) const { return sustain * (d == DType::kFp8 ? gemm_fp8 : gemm_bf16); }

@@ -89,6 +89,8 @@ StepEstimate estimate_step(const std::shared_ptr<const Job>& job) {
   est.world = job->world_size();
   est.peak_flops = job->gpu().peak_flops(job->shape().dtype);
   est.model_flops = analytic_step_flops(job->shape(), job->params().training.global_batch_sequences);
+  est.model_flops_unmasked =
+      analytic_step_flops(job->shape(), job->params().training.global_batch_sequences, /*unmasked=*/true);
 
   std::vector<std::vector<const ComputeModel*>> stage_models;
   for (std::uint32_t s = 0; s < p; ++s) stage_models.push_back(job->stage_computes(s));

@@ -28,9 +28,10 @@ struct StepEstimate {
   double pipeline_seconds = 0;
   double optimizer_seconds = 0;  // slowest stage
   double bubble_fraction = 0;
-  double hardware_flops = 0;      // all compute ops of all GPUs in one step, recomputation included
-  double model_flops = 0;         // analytic 6*N*tokens + attention (no recomputation)
-  double tflops_per_gpu() const;  // hardware FLOP/s per GPU, in TFLOP/s (Megatron's convention)
+  double hardware_flops = 0;        // all compute ops of all GPUs in one step, recomputation included
+  double model_flops = 0;           // analytic 6*N*tokens + attention (no recomputation; causal: half)
+  double model_flops_unmasked = 0;  // the same with every attention score counted (older formulas)
+  double tflops_per_gpu() const;    // hardware FLOP/s per GPU, in TFLOP/s (Megatron's convention)
   double model_tflops_per_gpu() const;
   std::uint32_t world = 1;
   double peak_flops = 0;  // per GPU, model dtype

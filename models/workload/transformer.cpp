@@ -224,6 +224,7 @@ ModelShape ModelShape::from_params(const ModelParams& m) {
   s.learned_pos = m.learned_position_embeddings;
   s.untied = m.untied_embeddings;
   s.fused_attention = m.fused_attention;
+  s.causal_attention = m.causal_attention;
   if (s.moe()) {
     s.moe_ffn = m.moe_ffn_hidden_size ? m.moe_ffn_hidden_size : m.ffn_hidden_size;
     s.shared_experts = m.num_shared_experts;
@@ -313,7 +314,8 @@ ParamCounts count_params(const ModelShape& s) {
   return c;
 }
 
-double analytic_step_flops(const ModelShape& s, std::uint64_t global_batch_sequences) {
+double analytic_step_flops(const ModelShape& s, std::uint64_t global_batch_sequences,
+                           bool unmasked_attention) {
   const ParamCounts c = count_params(s);
   const double tokens = static_cast<double>(global_batch_sequences) * s.seq;
   // Scores (qk width) and the weighted sum of values (v width) per head, forward + backward: 6 seq^2 heads
@@ -322,10 +324,12 @@ double analytic_step_flops(const ModelShape& s, std::uint64_t global_batch_seque
       s.mla() ? 6.0 * s.layers * static_cast<double>(s.seq) * s.seq * static_cast<double>(s.heads) *
                     static_cast<double>(s.qk_head_dim() + s.v_head_dim()) * global_batch_sequences
               : 12.0 * s.layers * static_cast<double>(s.seq) * s.seq * s.hidden * global_batch_sequences;
+  // A causal model needs only the products below the diagonal: half.
+  const double masked = s.causal_attention && !unmasked_attention ? 0.5 : 1.0;
   // Embedding lookups do no FLOPs: only the output projection (the tied table or the untied head) does.
   const double lookup_only = c.embedding - (s.untied ? 0.0 : static_cast<double>(s.vocab) * s.hidden);
   // The MLA norms are weights without a matrix multiply; they are a few thousand parameters (ignored).
-  return 6.0 * (c.active(s.layers, s.experts, s.top_k) - lookup_only) * tokens + attention;
+  return 6.0 * (c.active(s.layers, s.experts, s.top_k) - lookup_only) * tokens + masked * attention;
 }
 
 LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t micro_batch,
@@ -423,8 +427,13 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
                    T * kv_l * (dqk + dv) * e);
     }
     if (s.fused_attention) {
-      b.matmul("attn_fwd", "attn_bwd", 2 * T * S * a_l * (dqk + dv),
+      // A causal kernel skips the key blocks above the diagonal: it executes half the unmasked FLOPs (the
+      // benchmarks' convention), at the lower rate the mask tells the compute model. Unfused attention
+      // computes every score whatever the mask.
+      const double executed = s.causal_attention ? 0.5 : 1.0;
+      b.matmul("attn_fwd", "attn_bwd", executed * 2 * T * S * a_l * (dqk + dv),
                T * a_l * (dqk + dv) + S * kv_l * (dqk + dv), {}, KernelKind::kAttentionFwd);
+      if (s.causal_attention) b.ops.back().op.mask = {S / d.cp, static_cast<double>(d.cp)};
     } else {
       // Per sequence and head: scores[q x S] = Q[q x dqk] K^T, then out[q x dv] = P[q x S] V, q = local
       // queries.

@@ -27,6 +27,7 @@ struct ModelShape {
   DType dtype = DType::kBf16;
   bool gated_mlp = false, linear_bias = false, rms_norm = false, learned_pos = false, untied = false;
   bool fused_attention = false;
+  bool causal_attention = true;  // decoder self-attention: fused kernels skip the masked half
 
   bool moe() const { return experts > 1; }
   bool mla() const { return kv_lora > 0; }
@@ -88,6 +89,7 @@ struct LayerOp {
   DType dtype = DType::kBf16;
   GemmShape gemm;  // kCompute GEMMs: the shape (compute_model.hpp charges tile/wave quantization from it)
   KernelKind kernel = KernelKind::kMatmul;
+  AttentionMask mask;  // fused attention: its causal mask (attention_mask.hpp)
   CollectiveKind collective = CollectiveKind::kAllReduce;
   GroupKind group = GroupKind::kTensor;
   std::uint64_t comm_bytes = 0;
@@ -126,9 +128,12 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
                          RecomputeMode recompute);
 
 // Model FLOPs per step as the usual closed form counts them (forward + backward, no recomputation):
-// 6 * N * tokens + attention 12 * layers * seq^2 * hidden * sequences (full, non-causal scores), where N is
-// the active parameter count without the embedding lookup tables (a tied table counts once, as the output
-// projection; position embeddings and an untied input table do no matrix multiplies).
-double analytic_step_flops(const ModelShape& s, std::uint64_t global_batch_sequences);
+// 6 * N * tokens + attention 12 * layers * seq^2 * hidden * sequences, where N is the active parameter count
+// without the embedding lookup tables (a tied table counts once, as the output projection; position
+// embeddings and an untied input table do no matrix multiplies). A causal model's attention counts half
+// (the products below the diagonal, as NeMo 2's and Llama 3's counts do) unless `unmasked_attention`
+// (every score, as NeMo 24.07's and Megatron-LM's 2021-2022 formulas count).
+double analytic_step_flops(const ModelShape& s, std::uint64_t global_batch_sequences,
+                           bool unmasked_attention = false);
 
 }  // namespace warpsim::workload

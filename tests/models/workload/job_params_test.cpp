@@ -98,6 +98,11 @@ TEST(JobParams, FieldsAndDerivedSizesCarryOver) {
   EXPECT_TRUE(moe.model.gated_mlp);
   EXPECT_TRUE(moe.model.untied_embeddings);
   EXPECT_TRUE(moe.model.fused_attention);
+  // Causal self-attention unless the spec says bidirectional.
+  EXPECT_TRUE(moe.model.causal_attention);
+  spec::JobSpec bidirectional = spec::parse_job_spec_text(dense_spec_text("", "global_batch_sequences: 8"));
+  bidirectional.mutable_model()->set_bidirectional_attention(true);
+  EXPECT_FALSE(spec::to_job_params(bidirectional).model.causal_attention);
 }
 
 TEST(JobParams, EachEnumValueMaps) {

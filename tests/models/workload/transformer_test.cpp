@@ -106,7 +106,8 @@ TEST(Flops, StepFlopsMatchSixNTokensPlusAttention) {
         "pipeline_parallel: 2 pipeline_schedule: INTERLEAVED_1F1B virtual_stages_per_rank: 2 "
         "data_parallel: 2 zero_stage: 3"}) {
     const auto job = testing::make_job(testing::dense_spec_text(parallel, "global_batch_sequences: 8"));
-    const double analytic = analytic_step_flops(job->shape(), 8);
+    // What the kernels execute: a causal model's fused attention half the scores, unfused attention all.
+    const double analytic = analytic_step_flops(job->shape(), 8, !job->shape().fused_attention);
     EXPECT_NEAR(program_flops(job) / analytic, 1.0, 0.01) << parallel;
   }
 }
@@ -325,6 +326,52 @@ TEST(MemoryBoundOps, RealByteCounts) {
   EXPECT_EQ(find_op(ops.backward, "attn_bwd", Phase::kBackward).kernel, KernelKind::kAttentionBwd);
 }
 
+TEST(CausalAttention, FusedAttentionCarriesItsMaskAndExecutesHalfTheFlops) {
+  Degrees d;
+  d.tp = 2;
+  ModelShape s = llama_like(DType::kBf16);
+  ASSERT_TRUE(s.fused_attention && s.causal_attention);
+  const LayerOps causal = build_layer_ops(s, d, 1, RecomputeMode::kFull);
+  // Forward, recomputed forward and backward: a causal mask over the whole sequence, one kernel call.
+  for (const auto* op : {&find_op(causal.forward, "attn_fwd", Phase::kForward),
+                         &find_op(causal.backward, "attn_fwd", Phase::kRecompute),
+                         &find_op(causal.backward, "attn_bwd", Phase::kBackward)}) {
+    EXPECT_EQ(op->mask, (AttentionMask{static_cast<double>(s.seq), 1})) << op->name;
+  }
+  // A causal kernel executes half the unmasked FLOPs (the key blocks above the diagonal are skipped).
+  s.causal_attention = false;
+  const LayerOps open = build_layer_ops(s, d, 1, RecomputeMode::kFull);
+  EXPECT_FALSE(find_op(open.forward, "attn_fwd", Phase::kForward).mask.causal());
+  EXPECT_DOUBLE_EQ(find_op(causal.forward, "attn_fwd", Phase::kForward).flops,
+                   0.5 * find_op(open.forward, "attn_fwd", Phase::kForward).flops);
+  EXPECT_DOUBLE_EQ(find_op(causal.backward, "attn_bwd", Phase::kBackward).flops,
+                   0.5 * find_op(open.backward, "attn_bwd", Phase::kBackward).flops);
+  // The model count halves the attention term likewise unless asked for every score.
+  const double attention = 12.0 * s.layers * s.seq * s.seq * s.hidden * 8;
+  EXPECT_NEAR(
+      analytic_step_flops(s, 8) -
+          [&] {
+            ModelShape c = s;
+            c.causal_attention = true;
+            return analytic_step_flops(c, 8);
+          }(),
+      0.5 * attention, 1e-6 * attention);
+  s.causal_attention = true;
+  EXPECT_DOUBLE_EQ(analytic_step_flops(s, 8, /*unmasked_attention=*/true), [&] {
+    ModelShape o = s;
+    o.causal_attention = false;
+    return analytic_step_flops(o, 8);
+  }());
+  // Context parallelism: cp kernel calls of seq / cp keys each.
+  d.cp = 4;
+  EXPECT_EQ(find_op(build_layer_ops(s, d, 1, RecomputeMode::kNone).forward, "attn_fwd", Phase::kForward).mask,
+            (AttentionMask{s.seq / 4.0, 4}));
+  // Unfused attention computes every score: no mask on its GEMMs.
+  s.fused_attention = false;
+  for (const auto& op : build_layer_ops(s, d, 1, RecomputeMode::kNone).forward)
+    EXPECT_FALSE(op.mask.causal());
+}
+
 }  // namespace
 }  // namespace warpsim::workload
 
@@ -365,11 +412,13 @@ TEST(TransformerTest, DeepSeekV3ParameterCounts) {
   // 37.55B with the input embedding table, 36.63B without it (a lookup, no matrix multiply).
   EXPECT_NEAR(c.active(s.layers, s.experts, s.top_k) / 37e9, 1.0, 0.02);
   EXPECT_NEAR((c.active(s.layers, s.experts, s.top_k) - c.embedding) / 37e9, 1.0, 0.012);
-  // FLOPs: attention core per token and layer 6 * seq * heads * (192 + 128) against the closed form.
+  // FLOPs: attention core per token and layer 6 * seq * heads * (192 + 128) against the closed form, half
+  // of it for the causal model (the products below the diagonal) unless every score is counted.
   const double tokens = 4096.0;
   const double attn = 6.0 * 61 * 4096.0 * 4096 * 128 * (192 + 128);
-  EXPECT_NEAR(analytic_step_flops(s, 1),
-              6.0 * (c.active(s.layers, s.experts, s.top_k) - c.embedding) * tokens + attn, 1.0);
+  const double linear = 6.0 * (c.active(s.layers, s.experts, s.top_k) - c.embedding) * tokens;
+  EXPECT_NEAR(analytic_step_flops(s, 1), linear + 0.5 * attn, 1.0);
+  EXPECT_NEAR(analytic_step_flops(s, 1, /*unmasked_attention=*/true), linear + attn, 1.0);
 }
 
 }  // namespace

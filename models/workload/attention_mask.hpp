@@ -1,0 +1,23 @@
+// The mask a fused-attention kernel runs under, carried on the op (like GemmShape) so that the compute model
+// can charge what a causal kernel executes (compute_model.hpp). Kept apart from the op vocabulary (ops.hpp)
+// because both the ops and the compute model's input (ComputeWork) carry it.
+#pragma once
+
+namespace warpsim::workload {
+
+// causal_keys == 0: no mask (every query attends to every key; also every unfused or non-attention op).
+// causal_keys > 0: a causal (decoder) mask. A causal fused kernel skips the key blocks above the diagonal:
+// the op then carries the FLOPs it executes (half the unmasked ones), and the mask tells the compute model
+// that they run at the GPU's measured causal rate, which depends on how many keys one kernel call spans
+// (the diagonal blocks and the uneven work per query block). With context parallelism the attention runs
+// as `cp_steps` kernel calls of causal_keys keys each (Transformer Engine's load-balanced ring: one call is
+// the causal diagonal, the others unmasked half blocks).
+struct AttentionMask {
+  double causal_keys = 0;
+  double cp_steps = 1;
+
+  bool causal() const { return causal_keys > 0; }
+  bool operator==(const AttentionMask&) const = default;
+};
+
+}  // namespace warpsim::workload
