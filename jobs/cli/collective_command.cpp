@@ -190,11 +190,12 @@ int run_collective(const CollectiveOptions& o, MPI_Comm comm) {
                           static_cast<std::uint32_t>(group.last_gpu() / params.gpus_per_node -
                                                      group.first / params.gpus_per_node + 1));
   for (std::uint64_t bytes = min_bytes;; bytes *= static_cast<std::uint64_t>(o.step_factor)) {
-    // With "auto", the tree where NCCL's tuning model prefers it and the group has one GPU per node
-    // (cluster::auto_allreduce_algorithm, as the training program).
+    // With "auto", the tree where NCCL's tuning model prefers it and the group has one GPU per node, or
+    // `local` on each (NCCL's chained tree; cluster::auto_allreduce_algorithm, as the training program).
     if (auto_algorithm) {
-      const bool tree = local == 1 && cluster::auto_allreduce_algorithm(bytes, shape, protocol) ==
-                                          cluster::Algorithm::kTree;
+      const bool tree =
+          cluster::auto_allreduce_algorithm(bytes, shape, protocol, static_cast<std::uint32_t>(local)) ==
+          cluster::Algorithm::kTree;
       algorithm =
           &cluster::collective_algorithm(tree ? cluster::Algorithm::kTree : cluster::Algorithm::kRing);
     }

@@ -78,7 +78,9 @@ CollectiveProgram::CollectiveProgram(Collective collective, Algorithm algorithm,
     if (collective == Collective::kBroadcast) {
       tree_broadcast_.emplace(group.count, bytes, chunk_bytes_);
     } else {
-      tree_.emplace(group.count, bytes, chunk_bytes_);
+      // With local_size GPUs of the group on each node, NCCL's chained tree (tree_collectives.hpp).
+      tree_.emplace(group.count, bytes, chunk_bytes_,
+                    local_size > 1 && group.count % local_size == 0 ? local_size : 1);
     }
   }
   if (algorithm == Algorithm::kHierarchical && collective == Collective::kBroadcast) {

@@ -45,9 +45,10 @@ class CollectiveProgram final : public GpuProgram {
   // `bytes` follows nccl-tests: the all-reduce/broadcast buffer, the total all-gather output, the total
   // reduce-scatter input, the total all-to-all buffer per GPU. `chunk_bytes` pipelines the broadcasts and
   // the tree all-reduce. `local_size`: group ranks per node for the hierarchical algorithms (must divide
-  // the group size; the rings use it to stay on rails). `channels`: rings the ring all-reduce, all-gather
-  // and reduce-scatter split the buffer over (0: one per rail, see ring_order.hpp). Throws
-  // std::invalid_argument for an algorithm that does not implement `collective`.
+  // the group size; the rings use it to stay on rails, the tree all-reduce to chain a node's GPUs).
+  // `channels`: rings the ring all-reduce, all-gather and reduce-scatter split the buffer over (0: one per
+  // rail, see ring_order.hpp). Throws std::invalid_argument for an algorithm that does not implement
+  // `collective`.
   CollectiveProgram(Collective collective, Algorithm algorithm, GpuGroup group, std::uint64_t bytes,
                     std::uint64_t chunk_bytes = 1 << 20, std::uint32_t local_size = 1,
                     std::uint32_t channels = 0);

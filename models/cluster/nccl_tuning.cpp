@@ -183,9 +183,10 @@ Algorithm nccl_allreduce_algorithm(std::uint64_t bytes, const NcclShape& s,
   return best_time(Algorithm::kTree) < best_time(Algorithm::kRing) ? Algorithm::kTree : Algorithm::kRing;
 }
 
-Algorithm auto_allreduce_algorithm(std::uint64_t bytes, const NcclShape& s,
-                                   std::optional<Protocol> protocol) {
-  if (s.nodes != s.ranks) return Algorithm::kRing;
+Algorithm auto_allreduce_algorithm(std::uint64_t bytes, const NcclShape& s, std::optional<Protocol> protocol,
+                                   std::uint32_t members_per_node) {
+  if (std::uint64_t{s.nodes} * std::max<std::uint32_t>(1, members_per_node) != s.ranks)
+    return Algorithm::kRing;
   return nccl_allreduce_algorithm(bytes, s, protocol);
 }
 

@@ -69,12 +69,12 @@ NcclCost nccl_cost(Collective c, Algorithm a, std::uint64_t bytes, const NcclSha
 Algorithm nccl_allreduce_algorithm(std::uint64_t bytes, const NcclShape& s,
                                    std::optional<Protocol> protocol = std::nullopt);
 // The all-reduce algorithm warpsim runs for "auto" (training.dp_allreduce_algorithm, `warpsim collective
-// --algorithm auto`): NCCL's choice, but the tree only where the group has one rank per node. warpsim's tree
-// is one flat double binary tree over the ranks, which is NCCL's inter-node tree only then; with several
-// ranks per node NCCL chains them and runs one tree per channel over all the node's NICs, which the flat tree
-// is not (its inter-node edges would use two of them), so those groups keep the ring.
+// --algorithm auto`): NCCL's choice, but the tree only where warpsim builds NCCL's tree for the group: one
+// rank per node (the flat double binary tree), or `members_per_node` ranks on each node (NCCL's chains of a
+// node's GPUs under an inter-node tree per channel, tree_collectives.hpp). Any other layout keeps the ring.
 Algorithm auto_allreduce_algorithm(std::uint64_t bytes, const NcclShape& s,
-                                   std::optional<Protocol> protocol = std::nullopt);
+                                   std::optional<Protocol> protocol = std::nullopt,
+                                   std::uint32_t members_per_node = 1);
 
 // NCCL's channel count for a ring or tree of `bytes` under `protocol` (src/enqueue.cc): from
 // `max_channels` down while bytes < channels x threads x threshold (threads: LL 512, LL128 640, Simple 512;

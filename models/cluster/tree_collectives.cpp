@@ -2,7 +2,10 @@
 #include "models/cluster/tree_collectives.hpp"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace warpsim::cluster {
 
@@ -62,122 +65,184 @@ std::uint32_t binary_tree_depth(std::uint32_t n) {
   return depth;
 }
 
-TreeAllReduce::TreeAllReduce(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes)
-    : n_(n),
-      half_{slice_bytes(bytes, 2, 0), slice_bytes(bytes, 2, 1)},
-      chunk_bytes_(std::max<std::uint64_t>(1, chunk_bytes)) {
-  if (n == 0) throw std::invalid_argument("tree all-reduce: empty group");
-  chunks_ = std::max<std::uint64_t>(1, (half_[0] + chunk_bytes_ - 1) / chunk_bytes_);
-  depth_ = binary_tree_depth(n);
-}
-
-std::uint64_t TreeAllReduce::chunk_size(std::uint32_t tree, std::uint64_t chunk) const {
-  const std::uint64_t start = chunk * chunk_bytes_;
-  return start >= half_[tree] ? 0 : std::min(chunk_bytes_, half_[tree] - start);
-}
-
 static std::uint32_t depth_in_tree(std::uint32_t n, std::uint32_t position) {
   std::uint32_t d = 0;
   for (std::int64_t q = position; q > 0; q = parent_of(n, static_cast<std::uint32_t>(q))) ++d;
   return d;
 }
 
+ChainTreeLinks chain_tree_links(std::uint32_t n, std::uint32_t per_node, std::uint32_t tree,
+                                std::uint32_t rank) {
+  ChainTreeLinks out;
+  const std::uint32_t L = per_node, nodes = n / L, node = rank / L, local = rank % L, j = tree / 2;
+  const std::uint32_t chain = (local + L - j) % L;  // position in channel j's chain j, j+1, ... (mod L)
+  const auto at = [&](std::uint32_t b, std::uint32_t c) { return std::int64_t{b} * L + (j + c) % L; };
+  const std::uint32_t position = tree_position(nodes, tree % 2, node);
+  const TreeLinks links = binary_tree_links(nodes, position);
+  std::size_t found = 0;
+  if (chain + 1 < L) out.children[found++] = at(node, chain + 1);
+  if (chain > 0) {
+    out.parent = at(node, chain - 1);
+  } else {
+    if (links.parent >= 0)
+      out.parent = at(tree_rank(nodes, tree % 2, static_cast<std::uint32_t>(links.parent)), 0);
+    for (const std::int64_t c : links.children) {
+      if (c >= 0) out.children[found++] = at(tree_rank(nodes, tree % 2, static_cast<std::uint32_t>(c)), 0);
+    }
+  }
+  out.depth = depth_in_tree(nodes, position) + chain;
+  return out;
+}
+
+TreeAllReduce::TreeAllReduce(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes,
+                             std::uint32_t per_node)
+    : n_(n), per_node_(per_node), bytes_(bytes), chunk_bytes_(std::max<std::uint64_t>(1, chunk_bytes)) {
+  if (n == 0) throw std::invalid_argument("tree all-reduce: empty group");
+  if (per_node == 0 || n % per_node != 0) {
+    throw std::invalid_argument("tree all-reduce: " + std::to_string(per_node) +
+                                " ranks per node do not divide the group's " + std::to_string(n));
+  }
+  // Tree 0 carries the largest part.
+  chunks_ = std::max<std::uint64_t>(1, (slice_bytes(bytes, trees(), 0) + chunk_bytes_ - 1) / chunk_bytes_);
+  depth_ = binary_tree_depth(n / per_node) + per_node - 1;
+}
+
+std::uint64_t TreeAllReduce::chunk_size(std::uint32_t tree, std::uint64_t chunk) const {
+  const std::uint64_t part = slice_bytes(bytes_, trees(), tree);
+  const std::uint64_t start = chunk * chunk_bytes_;
+  return start >= part ? 0 : std::min(chunk_bytes_, part - start);
+}
+
 // What one tree asks of a rank in one slot: receives (children when reducing, the parent when
 // broadcasting) and sends (the other way).
 struct TreeRole {
-  std::array<std::uint32_t, 2> from{}, to{};
+  std::array<std::uint32_t, 3> from{}, to{};
   std::uint64_t receives = 0, sends = 0;
 };
 
 // Op `i` of a phase. Tree t's stage for chunk c sits at slot c + off[t]; a slot posts the receives of its
-// active trees (A, then B), waits once, then posts their sends; empty slots are skipped.
+// active trees (in tree order), waits once, then posts their sends; empty slots are skipped. The slots
+// between two consecutive stage starts or ends (the boundaries) have the same active trees.
 struct SlotOp {
   RankOp op;
   std::uint32_t tree = 0;
   std::uint64_t chunk = 0;
 };
-static SlotOp locate(std::uint64_t i, const std::array<std::uint64_t, 2>& off,
-                     const std::array<TreeRole, 2>& role, std::uint64_t chunks) {
-  std::array<std::uint64_t, 4> b{off[0], off[0] + chunks, off[1], off[1] + chunks};
+
+// Calls f(lo, hi, active) for each run of slots [lo, hi) with at least one active tree, in slot order;
+// stops when f returns true.
+template <typename F>
+static void for_each_run(std::span<const std::uint64_t> off, std::uint64_t chunks, std::vector<bool>& active,
+                         F&& f) {
+  // Runs once or twice per op lookup on the hot path: reuse the thread's scratch (f never re-enters).
+  thread_local std::vector<std::uint64_t> b;
+  b.clear();
+  for (const std::uint64_t o : off) {
+    b.push_back(o);
+    b.push_back(o + chunks);
+  }
   std::sort(b.begin(), b.end());
-  for (std::size_t j = 0; j + 1 < b.size(); ++j) {
-    const std::uint64_t lo = b[j], hi = b[j + 1];
-    std::array<bool, 2> active{};
+  b.erase(std::unique(b.begin(), b.end()), b.end());
+  active.assign(off.size(), false);
+  for (std::size_t k = 0; k + 1 < b.size(); ++k) {
+    bool any = false;
+    for (std::size_t t = 0; t < off.size(); ++t) {
+      active[t] = off[t] <= b[k] && b[k] < off[t] + chunks;
+      any = any || active[t];
+    }
+    if (any && f(b[k], b[k + 1], active)) return;
+  }
+}
+
+static SlotOp locate(std::uint64_t i, std::span<const std::uint64_t> off, std::span<const TreeRole> role,
+                     std::uint64_t chunks) {
+  thread_local std::vector<bool> active;
+  std::optional<SlotOp> found;
+  for_each_run(off, chunks, active, [&](std::uint64_t lo, std::uint64_t hi, const std::vector<bool>& on) {
     std::uint64_t receives = 0, content = 1;
-    for (std::uint32_t t = 0; t < 2; ++t) {
-      active[t] = off[t] <= lo && lo < off[t] + chunks;
-      if (!active[t]) continue;
+    for (std::size_t t = 0; t < role.size(); ++t) {
+      if (!on[t]) continue;
       receives += role[t].receives;
       content += role[t].receives + role[t].sends;
     }
-    if (lo == hi || (!active[0] && !active[1])) continue;
     if (i >= (hi - lo) * content) {
       i -= (hi - lo) * content;
-      continue;
+      return false;
     }
     const std::uint64_t slot = lo + i / content;
     std::uint64_t k = i % content;
-    if (k == receives) return {};  // the slot's wait
+    if (k == receives) {  // the slot's wait
+      found = SlotOp{};
+      return true;
+    }
     const bool sending = k > receives;
     if (sending) k -= receives + 1;
-    for (std::uint32_t t = 0; t < 2; ++t) {
-      if (!active[t]) continue;
+    for (std::size_t t = 0; t < role.size(); ++t) {
+      if (!on[t]) continue;
       const std::uint64_t count = sending ? role[t].sends : role[t].receives;
       if (k < count) {
         SlotOp out;
         out.op.kind = sending ? OpKind::kSend : OpKind::kRecv;
         out.op.peer = sending ? role[t].to[k] : role[t].from[k];
-        out.tree = t;
+        out.tree = static_cast<std::uint32_t>(t);
         out.chunk = slot - off[t];
-        return out;
+        found = out;
+        return true;
       }
       k -= count;
     }
     throw std::logic_error("tree all-reduce: slot layout");
-  }
-  throw std::logic_error("tree all-reduce: op index beyond the phase");
+  });
+  if (!found) throw std::logic_error("tree all-reduce: op index beyond the phase");
+  return *found;
 }
 
-// Ops of a phase: every chunk's receives and sends of both trees, plus one wait per non-empty slot.
-static std::uint64_t phase_ops(const std::array<std::uint64_t, 2>& off, const std::array<TreeRole, 2>& role,
+// Ops of a phase: every chunk's receives and sends of every tree, plus one wait per non-empty slot.
+static std::uint64_t phase_ops(std::span<const std::uint64_t> off, std::span<const TreeRole> role,
                                std::uint64_t chunks) {
-  const std::uint64_t first = std::min(off[0], off[1]), last = std::max(off[0], off[1]) + chunks;
-  std::uint64_t slots = last - first;
-  const std::uint64_t gap = std::max(off[0], off[1]) - std::min(off[0], off[1]);
-  if (gap > chunks) slots -= gap - chunks;
-  return slots + chunks * (role[0].receives + role[0].sends + role[1].receives + role[1].sends);
+  thread_local std::vector<bool> active;
+  std::uint64_t ops = 0;
+  for_each_run(off, chunks, active, [&](std::uint64_t lo, std::uint64_t hi, const std::vector<bool>&) {
+    ops += hi - lo;
+    return false;
+  });
+  for (const TreeRole& r : role) ops += chunks * (r.receives + r.sends);
+  return ops;
 }
 
 // Two phases, then a final wait. Reduce: per tree and chunk, receive from the tree's children, then send
 // to the parent; broadcast: receive from the parent, then send to the children. A single wait covers
-// everything posted, and a rank can be the other's parent in tree A and its child in tree B, so stages
+// everything posted, and a rank can be the other's parent in one tree and its child in another, so stages
 // are skewed by tree level: in the reduce phase a rank at depth d handles chunk c at slot c + 2(depth - d),
 // in the broadcast phase at slot c + 2d. A child's send then always sits two slots before its parent's
 // wait for it, so every wait depends only on earlier slots (no deadlock, no stall across the trees), the
-// data has arrived when the wait comes (the second slot hides the hop latency), and both trees' sends of a
+// data has arrived when the wait comes (the second slot hides the hop latency), and all trees' sends of a
 // slot leave together: the steady state moves one chunk per tree per slot.
 std::optional<RankOp> TreeAllReduce::op(std::uint32_t rank, std::uint64_t index) const {
   if (n_ < 2 || rank >= n_) return std::nullopt;
-  std::array<TreeRole, 2> up{}, down{};
-  std::array<std::uint64_t, 2> depth{};
-  for (std::uint32_t t = 0; t < 2; ++t) {
-    const std::uint32_t position = tree_position(n_, t, rank);
-    const TreeLinks links = binary_tree_links(n_, position);
-    depth[t] = depth_in_tree(n_, position);
+  const std::uint32_t T = trees();
+  thread_local std::vector<TreeRole> up, down;
+  thread_local std::vector<std::uint64_t> up_off, down_off;
+  up.assign(T, TreeRole{});
+  down.assign(T, TreeRole{});
+  up_off.assign(T, 0);
+  down_off.assign(T, 0);
+  for (std::uint32_t t = 0; t < T; ++t) {
+    const ChainTreeLinks links = chain_tree_links(n_, per_node_, t, rank);
     for (const std::int64_t c : links.children) {
       if (c < 0) continue;
-      const std::uint32_t child = tree_rank(n_, t, static_cast<std::uint32_t>(c));
+      const auto child = static_cast<std::uint32_t>(c);
       up[t].from[up[t].receives++] = child;
       down[t].to[down[t].sends++] = child;
     }
     if (links.parent >= 0) {
-      const std::uint32_t parent = tree_rank(n_, t, static_cast<std::uint32_t>(links.parent));
+      const auto parent = static_cast<std::uint32_t>(links.parent);
       up[t].to[up[t].sends++] = parent;
       down[t].from[down[t].receives++] = parent;
     }
+    up_off[t] = 2 * (depth_ - links.depth);
+    down_off[t] = 2 * links.depth;
   }
-  const std::array<std::uint64_t, 2> up_off{2 * (depth_ - depth[0]), 2 * (depth_ - depth[1])};
-  const std::array<std::uint64_t, 2> down_off{2 * depth[0], 2 * depth[1]};
   const std::uint64_t reduce_ops = phase_ops(up_off, up, chunks_),
                       broadcast_ops = phase_ops(down_off, down, chunks_);
   if (index >= reduce_ops + broadcast_ops) {
@@ -188,7 +253,7 @@ std::optional<RankOp> TreeAllReduce::op(std::uint32_t rank, std::uint64_t index)
       reduce ? locate(index, up_off, up, chunks_) : locate(index - reduce_ops, down_off, down, chunks_);
   if (where.op.kind != OpKind::kWait) {
     where.op.bytes = chunk_size(where.tree, where.chunk);
-    where.op.tag = static_cast<std::uint32_t>((where.chunk * 2 + where.tree) * 2 + (reduce ? 0 : 1));
+    where.op.tag = static_cast<std::uint32_t>((where.chunk * T + where.tree) * 2 + (reduce ? 0 : 1));
   }
   return where.op;
 }

@@ -248,12 +248,13 @@ bool uses_tree(const workload::Op& op, const CollectiveOptions& options) {
   if (!options.dp_allreduce_auto) return options.dp_allreduce == cluster::Algorithm::kTree;
   const std::uint32_t n = op.group.size();
   const std::uint32_t nodes = group_nodes(op.group, options.gpus_per_node);
+  const std::uint32_t per_node = rail_members_per_node(op.group, options.gpus_per_node);
   // This runs for every GPU op of every such all-reduce: remember the last few answers (a step has a handful
   // of distinct bytes and group shapes). The key holds every input of the choice, so the memo is a pure
   // cache whatever job or fabric asks next on this thread.
   struct Memo {
     std::uint64_t bytes = 0;
-    std::uint32_t n = 0, nodes = 0;
+    std::uint32_t n = 0, nodes = 0, per_node = 0;
     int protocol = -1;
     cluster::NcclFabric fabric;
     bool tree = false;
@@ -264,22 +265,29 @@ bool uses_tree(const workload::Op& op, const CollectiveOptions& options) {
   thread_local std::array<Memo, 8> memo{};
   thread_local std::size_t next = 0;
   for (const Memo& m : memo) {
-    if (m.used && m.bytes == op.comm_bytes && m.n == n && m.nodes == nodes && m.protocol == protocol &&
-        m.fabric == f)
+    if (m.used && m.bytes == op.comm_bytes && m.n == n && m.nodes == nodes && m.per_node == per_node &&
+        m.protocol == protocol && m.fabric == f)
       return m.tree;
   }
-  const bool tree = cluster::auto_allreduce_algorithm(op.comm_bytes, cluster::nccl_shape(f, n, nodes),
-                                                      options.nccl_protocol) == cluster::Algorithm::kTree;
-  memo[next] = Memo{op.comm_bytes, n, nodes, protocol, f, tree, true};
+  const bool tree =
+      cluster::auto_allreduce_algorithm(op.comm_bytes, cluster::nccl_shape(f, n, nodes),
+                                        options.nccl_protocol, per_node) == cluster::Algorithm::kTree;
+  memo[next] = Memo{op.comm_bytes, n, nodes, per_node, protocol, f, tree, true};
   next = (next + 1) % memo.size();
   return tree;
+}
+
+std::uint32_t tree_members_per_node(const workload::Op& op, const CollectiveOptions& options) {
+  return rail_members_per_node(op.group, options.gpus_per_node);
 }
 
 std::uint64_t tree_chunk_bytes(const workload::Op& op, const CollectiveOptions& options) {
   if (options.tree_chunk_bytes != 0) return options.tree_chunk_bytes;
   // NCCL's tree chunk with Simple (enqueue.cc calcCollChunking: the buffer's step, 4 MiB / 8, chunkSteps 1)
-  // on each of its channels; warpsim's one flat tree carries all channels' chunks at once.
+  // on each of its channels. A chained tree runs a tree pair per channel; a flat tree over a group with
+  // several members per node that are not one per rail (forced "tree") carries all channels' chunks at once.
   constexpr std::uint64_t kNcclTreeChunk = 512ull << 10;
+  if (tree_members_per_node(op, options) > 1) return kNcclTreeChunk;
   const std::uint32_t n = op.group.size();
   const std::uint32_t nodes = group_nodes(op.group, options.gpus_per_node);
   return kNcclTreeChunk * std::max<std::uint32_t>(1, n / std::max<std::uint32_t>(1, nodes));
@@ -325,7 +333,9 @@ std::uint64_t expanded_count(const workload::Op& op, std::uint32_t storage_targe
       if (n <= 1) return 0;
       const std::uint64_t pre = nccl_prefix_ops(op, options);
       if (uses_tree(op, options))
-        return pre + tree_schedule(n, op.comm_bytes, tree_chunk_bytes(op, options)).padded_ops();
+        return pre + tree_schedule(n, op.comm_bytes, tree_chunk_bytes(op, options),
+                                   tree_members_per_node(op, options))
+                         .padded_ops();
       if (op.collective == CollectiveKind::kAllToAll) {
         if (const std::uint32_t local = hierarchical_all_to_all_members(op, options); local > 1)
           return pre + 2ull * (local - 1) + 1 + 2ull * (n / local - 1) + 1;
@@ -363,7 +373,9 @@ GpuOp expand_schedule(const workload::Op& op, std::uint32_t rank, std::uint64_t 
       const std::uint32_t r = op.group.index_of(rank);
       if (r >= n) throw std::logic_error("collective: rank " + std::to_string(rank) + " not in its group");
       if (uses_tree(op, options)) {
-        const cluster::RankOp t = tree_schedule(n, op.comm_bytes, tree_chunk_bytes(op, options)).op(r, sub);
+        const cluster::RankOp t =
+            tree_schedule(n, op.comm_bytes, tree_chunk_bytes(op, options), tree_members_per_node(op, options))
+                .op(r, sub);
         // The schedule's tags number (chunk, tree, phase); hashing them with the op keeps them apart from
         // every other collective's.
         const std::uint64_t bytes = std::max<std::uint64_t>(1, t.bytes);

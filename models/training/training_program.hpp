@@ -14,7 +14,8 @@
 //                      hierarchical (parallelism.hierarchical_all_to_all, L members on each of N nodes):
 //                      L-1 Sends, L-1 Recvs, Wait over NVLink, then N-1 Sends, N-1 Recvs, Wait on the rail
 //   DP all-reduce,  -> the pipelined double binary tree (tree_schedule.hpp): chunks of dp_tree_chunk_bytes
-//   tree algorithm     up both trees and back down, padded with no-op Waits to the longest member's count
+//   tree algorithm     up both trees and back down, padded with no-op Waits to the longest member's count;
+//                      with L rail members per node, NCCL's chained tree (L channels, 2L trees)
 //                      (training.dp_allreduce_algorithm "tree": data-parallel and expert-data groups;
 //                      "auto", the default: where NCCL's tuning model picks the tree for the bytes and group)
 //   checkpoint      -> Storage write to target (rank mod targets), Wait; nothing without storage targets
@@ -164,9 +165,12 @@ std::uint32_t rail_members_per_node(const workload::GroupDesc& group, std::uint3
 std::uint32_t ring_channels(const workload::Op& op, const CollectiveOptions& options);
 CollectiveOptions collective_options(const workload::Job& job);
 // Whether `op` runs as the tree under `options`: a data-parallel or expert-data all-reduce under the tree,
-// or under "auto" where NCCL's tuning model prefers the tree for its bytes and group and the group has one
-// member per node (memoized per thread; with several per node "auto" keeps the ring, docs/collectives.md).
+// or under "auto" where NCCL's tuning model prefers the tree for its bytes and group and warpsim builds
+// NCCL's tree for the group: one member per node, or the same members on each node one per rail (the
+// chained tree); any other layout keeps the ring (memoized per thread; docs/collectives.md).
 bool uses_tree(const workload::Op& op, const CollectiveOptions& options);
+// Members per node of `op`'s tree: its rail members per node (> 1: NCCL's chained tree), 1 for the flat tree.
+std::uint32_t tree_members_per_node(const workload::Op& op, const CollectiveOptions& options);
 // The pipeline chunk of `op`'s tree: options.tree_chunk_bytes, or NCCL's (see there).
 std::uint64_t tree_chunk_bytes(const workload::Op& op, const CollectiveOptions& options);
 

@@ -8,8 +8,13 @@
 
 namespace warpsim::training {
 
-TreeSchedule::TreeSchedule(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes)
-    : n_(n), bytes_(bytes), chunk_bytes_(chunk_bytes), tree_(n, bytes, chunk_bytes) {
+TreeSchedule::TreeSchedule(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes,
+                           std::uint32_t per_node)
+    : n_(n),
+      per_node_(per_node),
+      bytes_(bytes),
+      chunk_bytes_(chunk_bytes),
+      tree_(n, bytes, chunk_bytes, per_node) {
   for (std::uint32_t r = 0; r < n_; ++r) padded_ = std::max(padded_, ops(r));
 }
 
@@ -37,16 +42,19 @@ cluster::RankOp TreeSchedule::op(std::uint32_t rank, std::uint64_t index) const 
   return o ? *o : cluster::RankOp{};  // padding: a Wait with nothing outstanding
 }
 
-const TreeSchedule& tree_schedule(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes) {
+const TreeSchedule& tree_schedule(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes,
+                                  std::uint32_t per_node) {
   // A step has a few distinct sizes (full buckets, the last bucket, per stage); the cap only guards
   // against pathological specs with many distinct sizes, which then rebuild schedules instead of growing.
   constexpr std::size_t kMaxMemo = 64;
   thread_local std::vector<std::unique_ptr<TreeSchedule>> memo;
   for (const auto& s : memo) {
-    if (s->members() == n && s->bytes() == bytes && s->chunk_bytes() == chunk_bytes) return *s;
+    if (s->members() == n && s->bytes() == bytes && s->chunk_bytes() == chunk_bytes &&
+        s->per_node() == per_node)
+      return *s;
   }
   if (memo.size() >= kMaxMemo) memo.clear();
-  memo.push_back(std::make_unique<TreeSchedule>(n, bytes, chunk_bytes));
+  memo.push_back(std::make_unique<TreeSchedule>(n, bytes, chunk_bytes, per_node));
   return *memo.back();
 }
 

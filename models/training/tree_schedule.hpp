@@ -5,8 +5,9 @@
 // lookups, not events).
 //
 // TreeAllReduce's constructor walks all n positions once (tree depth) and the padded count needs every
-// member's length, so schedules are memoized per thread by (n, bytes, chunk): a training step has a
-// handful of distinct bucket sizes, and the hot path (one lookup per GPU op) finds them in a short list.
+// member's length, so schedules are memoized per thread by (n, bytes, chunk, members per node): a training
+// step has a handful of distinct bucket sizes, and the hot path (one lookup per GPU op) finds them in a short
+// list.
 #pragma once
 
 #include <cstdint>
@@ -18,9 +19,11 @@ namespace warpsim::training {
 
 class TreeSchedule {
  public:
-  TreeSchedule(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes);
+  // `per_node`: members per node for NCCL's chained tree (cluster::TreeAllReduce), 1 for the flat tree.
+  TreeSchedule(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes, std::uint32_t per_node = 1);
 
   std::uint32_t members() const { return n_; }
+  std::uint32_t per_node() const { return per_node_; }
   std::uint64_t bytes() const { return bytes_; }
   std::uint64_t chunk_bytes() const { return chunk_bytes_; }
   // Ops of member `rank` before padding, and the padded count every member runs.
@@ -30,14 +33,15 @@ class TreeSchedule {
   cluster::RankOp op(std::uint32_t rank, std::uint64_t index) const;
 
  private:
-  std::uint32_t n_;
+  std::uint32_t n_, per_node_;
   std::uint64_t bytes_, chunk_bytes_;
   cluster::TreeAllReduce tree_;
   std::uint64_t padded_ = 0;
 };
 
-// The memoized schedule for (n, bytes, chunk) on this thread. The reference stays valid until the next
-// call on this thread that has to build a new schedule while the memo is full (callers use it at once).
-const TreeSchedule& tree_schedule(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes);
+// The memoized schedule for (n, bytes, chunk, per_node) on this thread. The reference stays valid until the
+// next call on this thread that has to build a new schedule while the memo is full (callers use it at once).
+const TreeSchedule& tree_schedule(std::uint32_t n, std::uint64_t bytes, std::uint64_t chunk_bytes,
+                                  std::uint32_t per_node = 1);
 
 }  // namespace warpsim::training

@@ -6,8 +6,13 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <memory>
 #include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "engine/kernel/engine.hpp"
 #include "models/cluster/cluster_model.hpp"
@@ -89,6 +94,102 @@ TEST(TreeAllReduce, SmallMessagesBeatTheRing) {
   EXPECT_LT(seconds(tree.finish), 0.5 * seconds(ring.finish));
   // A few hop latencies per tree level (the skewed stages), far fewer than the ring's 30 steps.
   EXPECT_LT(seconds(tree.finish), 4 * binary_tree_depth(16) * alpha * 1.1);
+}
+
+TEST(ChainedTree, OneTreePerChannelWithChainsInNodesAndRailAlignedEdgesBetweenThem) {
+  for (std::uint32_t nodes = 1; nodes <= 9; ++nodes) {
+    for (std::uint32_t L = 1; L <= 4; ++L) {
+      const std::uint32_t n = nodes * L;
+      if (n < 2) continue;
+      SCOPED_TRACE(std::to_string(nodes) + " nodes x " + std::to_string(L));
+      for (std::uint32_t t = 0; t < 2 * L; ++t) {
+        std::uint32_t roots = 0;
+        for (std::uint32_t r = 0; r < n; ++r) {
+          const ChainTreeLinks l = chain_tree_links(n, L, t, r);
+          if (l.parent < 0) {
+            ++roots;
+            EXPECT_EQ(l.depth, 0u);
+            // The root is the channel's chain head on the root node.
+            EXPECT_EQ(r % L, t / 2);
+          } else {
+            EXPECT_EQ(chain_tree_links(n, L, t, static_cast<std::uint32_t>(l.parent)).depth + 1, l.depth);
+            // Between nodes only the channel's rail: local index t / 2 at both ends.
+            if (l.parent / L != r / L) {
+              EXPECT_EQ(r % L, t / 2);
+              EXPECT_EQ(static_cast<std::uint32_t>(l.parent) % L, t / 2);
+            }
+          }
+          for (const std::int64_t c : l.children) {
+            if (c < 0) continue;
+            ASSERT_LT(c, n);
+            EXPECT_EQ(chain_tree_links(n, L, t, static_cast<std::uint32_t>(c)).parent, r);
+          }
+          EXPECT_LE(l.depth, binary_tree_depth(nodes) + L - 1);
+          if (L == 1) {  // the flat double binary tree
+            const TreeLinks flat = binary_tree_links(n, tree_position(n, t, r));
+            const std::int64_t parent =
+                flat.parent < 0 ? -1 : std::int64_t{tree_rank(n, t, static_cast<std::uint32_t>(flat.parent))};
+            EXPECT_EQ(l.parent, parent);
+          }
+        }
+        EXPECT_EQ(roots, 1u);
+      }
+    }
+  }
+}
+
+TEST(ChainedTree, EverySendIsReceivedAndEveryRailCarriesItsShare) {
+  for (const auto& [nodes, L] : {std::pair{4u, 4u}, {5u, 2u}, {8u, 8u}, {1u, 4u}, {7u, 1u}}) {
+    const std::uint32_t n = nodes * L;
+    SCOPED_TRACE(std::to_string(nodes) + " nodes x " + std::to_string(L));
+    const std::uint64_t bytes = (10ull << 20) + 7, chunk = 512ull << 10;
+    const TreeAllReduce tree(n, bytes, chunk, L);
+    EXPECT_EQ(tree.trees(), 2 * L);
+    std::multiset<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>> sends, receives;
+    std::vector<std::uint64_t> rail_bytes(L, 0);
+    std::uint64_t sent = 0;
+    for (std::uint32_t r = 0; r < n; ++r) {
+      for (std::uint64_t i = 0;; ++i) {
+        const auto op = tree.op(r, i);
+        if (!op) break;
+        if (op->kind == OpKind::kSend) {
+          sends.insert({r, op->peer, op->tag, op->bytes});
+          sent += op->bytes;
+          if (op->peer / L != r / L) rail_bytes[r % L] += op->bytes;
+        } else if (op->kind == OpKind::kRecv) {
+          receives.insert({op->peer, r, op->tag, op->bytes});
+        }
+      }
+    }
+    EXPECT_EQ(sends, receives);
+    EXPECT_EQ(sent, 2ull * (n - 1) * bytes);  // the ring's bytes
+    if (nodes > 1) {
+      const auto [lo, hi] = std::minmax_element(rail_bytes.begin(), rail_bytes.end());
+      EXPECT_GT(*lo, 0u);
+      EXPECT_LE(static_cast<double>(*hi), 1.001 * static_cast<double>(*lo));
+    }
+  }
+  EXPECT_THROW(TreeAllReduce(10, 100, 10, 4), std::invalid_argument);
+}
+
+TEST(ChainedTree, LargeMessagesApproachTwoSOverTheNodesNics) {
+  // 4 nodes x 4 GPUs, one 400 Gb/s NIC per GPU: NCCL's tree moves 2 S per node over all four NICs, the
+  // chain's NVLink hops (3600 Gb/s) stay off the critical path.
+  const std::uint64_t bytes = 64ull << 20, chunk = 512ull << 10;
+  const std::uint32_t L = 4;
+  for (const Fidelity f : {Fidelity::kPacket, Fidelity::kFlow}) {
+    SCOPED_TRACE(f == Fidelity::kFlow ? "flow" : "packet");
+    const ClusterParams p = flat(4, L, 16, 1.0, f);
+    const Ran r = run(p, std::make_shared<CollectiveProgram>(Collective::kAllReduce, Algorithm::kTree,
+                                                             GpuGroup{0, 16, 1}, bytes, chunk, L));
+    ASSERT_TRUE(r.all_done);
+    const double B = 400e9 / 8;
+    const double analytic = 2.0 * bytes / (L * B);
+    RecordProperty(f == Fidelity::kFlow ? "flow_us" : "packet_us", std::to_string(seconds(r.finish) * 1e6));
+    RecordProperty("analytic_us", std::to_string(analytic * 1e6));
+    EXPECT_GE(seconds(r.finish), analytic);
+    EXPECT_LT(seconds(r.finish), 1.25 * analytic) << seconds(r.finish) << " vs " << analytic;
+  }
 }
 
 TEST(HierarchicalAllReduce, MatchesTheTwoLevelFormula) {

@@ -137,8 +137,8 @@ TEST(TreeAdapter, SpecFieldsAreValidated) {
 
 // "auto": a data-parallel all-reduce runs as the tree exactly where NCCL's tuning model prefers it and the
 // group has one member per node; several members per node keep the ring whatever the model says.
-TEST(TreeAdapter, AutoRunsTheTreeWhereNcclWouldAndOnlyWithOneMemberPerNode) {
-  for (const char* file : {"small_auto_tree.textproto", "small.textproto"}) {
+TEST(TreeAdapter, AutoRunsTheTreeWhereNcclWouldAndWarpsimBuildsNcclsTree) {
+  for (const char* file : {"small_auto_tree.textproto", "small.textproto", "small_chain_tree.textproto"}) {
     const spec::ExperimentSpec exp =
         spec::load_experiment_spec(std::string(WARPSIM_TRAINING_TEST_DIR) + "/" + file);
     const auto job = std::make_shared<const workload::Job>(spec::to_job_params(exp.job()));
@@ -147,7 +147,7 @@ TEST(TreeAdapter, AutoRunsTheTreeWhereNcclWouldAndOnlyWithOneMemberPerNode) {
     ASSERT_TRUE(options.dp_allreduce_auto) << file;
     options.gpus_per_node = params.gpus_per_node;
     options.fabric = cluster::nccl_fabric(params);
-    std::uint64_t trees = 0, rings = 0;
+    std::uint64_t trees = 0, chained = 0, rings = 0;
     const workload::GpuProgram wl(job, 0, 1);
     for (std::uint64_t i = 0; i < wl.size(); ++i) {
       const workload::Op op = wl.op(i);
@@ -155,18 +155,25 @@ TEST(TreeAdapter, AutoRunsTheTreeWhereNcclWouldAndOnlyWithOneMemberPerNode) {
           op.group_kind != workload::GroupKind::kDataContext)
         continue;
       const std::uint32_t n = op.group.size(), nodes = group_nodes(op.group, options.gpus_per_node);
+      const std::uint32_t per_node = tree_members_per_node(op, options);
       const bool nccl_tree =
           cluster::nccl_allreduce_algorithm(op.comm_bytes, cluster::nccl_shape(options.fabric, n, nodes)) ==
           cluster::Algorithm::kTree;
-      EXPECT_EQ(uses_tree(op, options), nccl_tree && nodes == n) << file << " op " << i;
+      // One member per node (the flat tree) or the same rail members on every node (the chained tree).
+      EXPECT_EQ(uses_tree(op, options), nccl_tree && nodes * per_node == n) << file << " op " << i;
       (uses_tree(op, options) ? trees : rings) += 1;
-      // The tree's default chunk is NCCL's 512 KiB per channel (one channel per member on a node).
-      EXPECT_EQ(tree_chunk_bytes(op, options), (512ull << 10) * (n / nodes)) << file;
+      if (uses_tree(op, options) && per_node > 1) ++chained;
+      // NCCL's 512 KiB per channel: a chained tree runs a tree pair per channel; the flat tree carries one
+      // channel per member on a node.
+      EXPECT_EQ(tree_chunk_bytes(op, options), (512ull << 10) * (per_node > 1 ? 1 : n / nodes)) << file;
     }
     if (std::string(file) == "small_auto_tree.textproto") {
       EXPECT_GT(trees, 0u) << "no 1.5 MB bucket ran as the tree";
+      EXPECT_EQ(chained, 0u);
+    } else if (std::string(file) == "small_chain_tree.textproto") {
+      EXPECT_GT(chained, 0u) << "no 4 MiB bucket ran as the chained tree";
     } else {
-      EXPECT_EQ(trees, 0u) << "two members per node must keep the ring";
+      EXPECT_EQ(trees, 0u) << "NCCL's model keeps small.textproto's 8 MB buckets on the ring";
       EXPECT_GT(rings, 0u);
     }
   }
