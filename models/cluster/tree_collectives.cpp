@@ -2,7 +2,6 @@
 #include "models/cluster/tree_collectives.hpp"
 
 #include <algorithm>
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -120,94 +119,86 @@ struct TreeRole {
   std::uint64_t receives = 0, sends = 0;
 };
 
-// Op `i` of a phase. Tree t's stage for chunk c sits at slot c + off[t]; a slot posts the receives of its
-// active trees (in tree order), waits once, then posts their sends; empty slots are skipped. The slots
-// between two consecutive stage starts or ends (the boundaries) have the same active trees.
-struct SlotOp {
-  RankOp op;
-  std::uint32_t tree = 0;
-  std::uint64_t chunk = 0;
+// A phase of one rank's schedule. Tree t's stage for chunk c sits at slot c + off[t]; a slot posts the
+// receives of its active trees (in tree order), waits once, then posts their sends; empty slots are
+// skipped. Between two consecutive stage starts or ends (the boundaries) the active trees are the same:
+// such a run of slots is laid out once, and op `i` of the phase is found by walking the runs.
+struct PhasePlan {
+  struct Run {
+    std::uint64_t lo = 0, hi = 0;      // slots [lo, hi)
+    std::uint64_t first_op = 0;        // the phase's op index of slot lo's first op
+    std::uint64_t receives = 0;        // per slot, over the active trees
+    std::uint64_t content = 0;         // ops per slot: receives, the wait, sends
+    std::vector<std::uint32_t> trees;  // the active trees
+  };
+  std::vector<std::uint64_t> off;
+  std::vector<TreeRole> role;
+  std::vector<Run> runs;
+  std::uint64_t ops = 0;
 };
 
-// Calls f(lo, hi, active) for each run of slots [lo, hi) with at least one active tree, in slot order;
-// stops when f returns true.
-template <typename F>
-static void for_each_run(std::span<const std::uint64_t> off, std::uint64_t chunks, std::vector<bool>& active,
-                         F&& f) {
-  // Runs once or twice per op lookup on the hot path: reuse the thread's scratch (f never re-enters).
-  thread_local std::vector<std::uint64_t> b;
-  b.clear();
+static PhasePlan plan_phase(std::vector<std::uint64_t> off, std::vector<TreeRole> role,
+                            std::uint64_t chunks) {
+  PhasePlan plan;
+  std::vector<std::uint64_t> b;
   for (const std::uint64_t o : off) {
     b.push_back(o);
     b.push_back(o + chunks);
   }
   std::sort(b.begin(), b.end());
   b.erase(std::unique(b.begin(), b.end()), b.end());
-  active.assign(off.size(), false);
   for (std::size_t k = 0; k + 1 < b.size(); ++k) {
-    bool any = false;
-    for (std::size_t t = 0; t < off.size(); ++t) {
-      active[t] = off[t] <= b[k] && b[k] < off[t] + chunks;
-      any = any || active[t];
+    PhasePlan::Run run;
+    run.lo = b[k];
+    run.hi = b[k + 1];
+    run.content = 1;
+    for (std::uint32_t t = 0; t < off.size(); ++t) {
+      if (!(off[t] <= run.lo && run.lo < off[t] + chunks)) continue;
+      run.trees.push_back(t);
+      run.receives += role[t].receives;
+      run.content += role[t].receives + role[t].sends;
     }
-    if (any && f(b[k], b[k + 1], active)) return;
+    if (run.trees.empty()) continue;
+    run.first_op = plan.ops;
+    plan.ops += (run.hi - run.lo) * run.content;
+    plan.runs.push_back(std::move(run));
   }
+  plan.off = std::move(off);
+  plan.role = std::move(role);
+  return plan;
 }
 
-static SlotOp locate(std::uint64_t i, std::span<const std::uint64_t> off, std::span<const TreeRole> role,
-                     std::uint64_t chunks) {
-  thread_local std::vector<bool> active;
-  std::optional<SlotOp> found;
-  for_each_run(off, chunks, active, [&](std::uint64_t lo, std::uint64_t hi, const std::vector<bool>& on) {
-    std::uint64_t receives = 0, content = 1;
-    for (std::size_t t = 0; t < role.size(); ++t) {
-      if (!on[t]) continue;
-      receives += role[t].receives;
-      content += role[t].receives + role[t].sends;
-    }
-    if (i >= (hi - lo) * content) {
-      i -= (hi - lo) * content;
-      return false;
-    }
-    const std::uint64_t slot = lo + i / content;
-    std::uint64_t k = i % content;
-    if (k == receives) {  // the slot's wait
-      found = SlotOp{};
-      return true;
-    }
-    const bool sending = k > receives;
-    if (sending) k -= receives + 1;
-    for (std::size_t t = 0; t < role.size(); ++t) {
-      if (!on[t]) continue;
-      const std::uint64_t count = sending ? role[t].sends : role[t].receives;
+// Op `i` (< plan.ops) of a phase.
+struct SlotOp {
+  RankOp op;
+  std::uint32_t tree = 0;
+  std::uint64_t chunk = 0;
+};
+static SlotOp locate(std::uint64_t i, const PhasePlan& plan) {
+  for (const PhasePlan::Run& run : plan.runs) {
+    if (i >= run.first_op + (run.hi - run.lo) * run.content) continue;
+    const std::uint64_t at = i - run.first_op;
+    const std::uint64_t slot = run.lo + at / run.content;
+    std::uint64_t k = at % run.content;
+    if (k == run.receives) return {};  // the slot's wait
+    const bool sending = k > run.receives;
+    if (sending) k -= run.receives + 1;
+    for (const std::uint32_t t : run.trees) {
+      const TreeRole& role = plan.role[t];
+      const std::uint64_t count = sending ? role.sends : role.receives;
       if (k < count) {
         SlotOp out;
         out.op.kind = sending ? OpKind::kSend : OpKind::kRecv;
-        out.op.peer = sending ? role[t].to[k] : role[t].from[k];
-        out.tree = static_cast<std::uint32_t>(t);
-        out.chunk = slot - off[t];
-        found = out;
-        return true;
+        out.op.peer = sending ? role.to[k] : role.from[k];
+        out.tree = t;
+        out.chunk = slot - plan.off[t];
+        return out;
       }
       k -= count;
     }
     throw std::logic_error("tree all-reduce: slot layout");
-  });
-  if (!found) throw std::logic_error("tree all-reduce: op index beyond the phase");
-  return *found;
-}
-
-// Ops of a phase: every chunk's receives and sends of every tree, plus one wait per non-empty slot.
-static std::uint64_t phase_ops(std::span<const std::uint64_t> off, std::span<const TreeRole> role,
-                               std::uint64_t chunks) {
-  thread_local std::vector<bool> active;
-  std::uint64_t ops = 0;
-  for_each_run(off, chunks, active, [&](std::uint64_t lo, std::uint64_t hi, const std::vector<bool>&) {
-    ops += hi - lo;
-    return false;
-  });
-  for (const TreeRole& r : role) ops += chunks * (r.receives + r.sends);
-  return ops;
+  }
+  throw std::logic_error("tree all-reduce: op index beyond the phase");
 }
 
 // Two phases, then a final wait. Reduce: per tree and chunk, receive from the tree's children, then send
@@ -221,36 +212,49 @@ static std::uint64_t phase_ops(std::span<const std::uint64_t> off, std::span<con
 std::optional<RankOp> TreeAllReduce::op(std::uint32_t rank, std::uint64_t index) const {
   if (n_ < 2 || rank >= n_) return std::nullopt;
   const std::uint32_t T = trees();
-  thread_local std::vector<TreeRole> up, down;
-  thread_local std::vector<std::uint64_t> up_off, down_off;
-  up.assign(T, TreeRole{});
-  down.assign(T, TreeRole{});
-  up_off.assign(T, 0);
-  down_off.assign(T, 0);
-  for (std::uint32_t t = 0; t < T; ++t) {
-    const ChainTreeLinks links = chain_tree_links(n_, per_node_, t, rank);
-    for (const std::int64_t c : links.children) {
-      if (c < 0) continue;
-      const auto child = static_cast<std::uint32_t>(c);
-      up[t].from[up[t].receives++] = child;
-      down[t].to[down[t].sends++] = child;
+  // A simulation asks for a rank's ops one after the other, interleaved with other ranks': keep each rank's
+  // two phase plans in a small per-thread cache keyed by everything they depend on (not by this object,
+  // whose address a later schedule may reuse).
+  struct Cached {
+    std::uint32_t n = 0, per_node = 0, rank = 0;
+    std::uint64_t chunks = 0;
+    PhasePlan up, down;
+  };
+  constexpr std::size_t kCacheSlots = 1024;
+  thread_local std::vector<Cached> cache(kCacheSlots);
+  Cached& c =
+      cache[(std::uint64_t{rank} * 0x9E3779B1u + std::uint64_t{n_} * 7919 + chunks_ * 104729 + per_node_) %
+            kCacheSlots];
+  if (c.n != n_ || c.per_node != per_node_ || c.rank != rank || c.chunks != chunks_) {
+    std::vector<TreeRole> up(T), down(T);
+    std::vector<std::uint64_t> up_off(T), down_off(T);
+    for (std::uint32_t t = 0; t < T; ++t) {
+      const ChainTreeLinks links = chain_tree_links(n_, per_node_, t, rank);
+      for (const std::int64_t child : links.children) {
+        if (child < 0) continue;
+        up[t].from[up[t].receives++] = static_cast<std::uint32_t>(child);
+        down[t].to[down[t].sends++] = static_cast<std::uint32_t>(child);
+      }
+      if (links.parent >= 0) {
+        up[t].to[up[t].sends++] = static_cast<std::uint32_t>(links.parent);
+        down[t].from[down[t].receives++] = static_cast<std::uint32_t>(links.parent);
+      }
+      up_off[t] = 2 * (depth_ - links.depth);
+      down_off[t] = 2 * links.depth;
     }
-    if (links.parent >= 0) {
-      const auto parent = static_cast<std::uint32_t>(links.parent);
-      up[t].to[up[t].sends++] = parent;
-      down[t].from[down[t].receives++] = parent;
-    }
-    up_off[t] = 2 * (depth_ - links.depth);
-    down_off[t] = 2 * links.depth;
+    c.up = plan_phase(std::move(up_off), std::move(up), chunks_);
+    c.down = plan_phase(std::move(down_off), std::move(down), chunks_);
+    c.n = n_;
+    c.per_node = per_node_;
+    c.rank = rank;
+    c.chunks = chunks_;
   }
-  const std::uint64_t reduce_ops = phase_ops(up_off, up, chunks_),
-                      broadcast_ops = phase_ops(down_off, down, chunks_);
+  const std::uint64_t reduce_ops = c.up.ops, broadcast_ops = c.down.ops;
   if (index >= reduce_ops + broadcast_ops) {
     return index == reduce_ops + broadcast_ops ? std::optional<RankOp>(RankOp{}) : std::nullopt;
   }
   const bool reduce = index < reduce_ops;
-  SlotOp where =
-      reduce ? locate(index, up_off, up, chunks_) : locate(index - reduce_ops, down_off, down, chunks_);
+  SlotOp where = reduce ? locate(index, c.up) : locate(index - reduce_ops, c.down);
   if (where.op.kind != OpKind::kWait) {
     where.op.bytes = chunk_size(where.tree, where.chunk);
     where.op.tag = static_cast<std::uint32_t>((where.chunk * T + where.tree) * 2 + (reduce ? 0 : 1));
@@ -299,9 +303,9 @@ std::optional<RankOp> TreeBroadcast::op(std::uint32_t rank, std::uint64_t index)
     }
     off[1] = 2 * (depth_in_tree(n_, position) + 1);
   }
-  const std::uint64_t ops = phase_ops(off, down, chunks_);
-  if (index >= ops) return index == ops ? std::optional<RankOp>(RankOp{}) : std::nullopt;
-  SlotOp where = locate(index, off, down, chunks_);
+  const PhasePlan plan = plan_phase({off.begin(), off.end()}, {down.begin(), down.end()}, chunks_);
+  if (index >= plan.ops) return index == plan.ops ? std::optional<RankOp>(RankOp{}) : std::nullopt;
+  SlotOp where = locate(index, plan);
   if (where.op.kind != OpKind::kWait) {
     where.op.bytes = chunk_size(where.tree, where.chunk);
     where.op.tag = static_cast<std::uint32_t>(where.chunk * 2 + where.tree);
