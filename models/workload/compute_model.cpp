@@ -58,16 +58,30 @@ EfficiencyParams scale_overrides(EfficiencyParams p) {
 
 }  // namespace
 
-double causal_attention_slowdown(const AttentionMask& mask, const CausalRatio& ratio) {
-  if (!mask.causal()) return 1.0;
+double causal_attention_slowdown(const AttentionCall& call, const CausalRatio& ratio) {
+  if (!call.causal()) return 1.0;
   // The diagonal call (one of cp_steps) at the causal rate, the others (unmasked half blocks of the
   // load-balanced ring) at the unmasked rate.
-  const double diagonal = 1.0 / std::max(1.0, mask.cp_steps);
-  return diagonal / causal_rate_ratio(ratio, mask.causal_keys) + (1.0 - diagonal);
+  const double diagonal = 1.0 / std::max(1.0, call.cp_steps);
+  return diagonal / causal_rate_ratio(ratio, call.causal_keys) + (1.0 - diagonal);
+}
+
+double attention_head_dim_factor(const AttentionCall& call, const HeadDimFactors& factors) {
+  if (!(call.head_dim > 0)) return 1.0;
+  constexpr std::size_t n = std::size(kAttentionHeadDims);
+  const double d = call.head_dim;
+  if (d <= kAttentionHeadDims[0]) return factors[0];
+  if (d >= kAttentionHeadDims[n - 1]) return factors[n - 1];
+  std::size_t i = 1;
+  while (kAttentionHeadDims[i] < d) ++i;
+  if (kAttentionHeadDims[i] == d) return factors[i];  // exactly, not through the interpolation's rounding
+  const double f =
+      std::log2(d / kAttentionHeadDims[i - 1]) / std::log2(kAttentionHeadDims[i] / kAttentionHeadDims[i - 1]);
+  return factors[i - 1] + f * (factors[i] - factors[i - 1]);
 }
 
 ComputeWork compute_work(const Op& op) {
-  return {op.name, op.flops, op.bytes, op.dtype, op.gemm, op.kernel, op.mask};
+  return {op.name, op.flops, op.bytes, op.dtype, op.gemm, op.kernel, op.attention};
 }
 
 EfficiencyParams EfficiencyParams::resolved(const GpuProfile& gpu) const {
@@ -176,7 +190,13 @@ double ComputeModel::seconds(const ComputeWork& op) const {
   }
   // The closed form of the saturating curves (header comment): sustained rate + one per-kernel gap.
   double work = op.kernel == KernelKind::kAttentionBwd ? op.flops * kAttentionBwdRecompute : op.flops;
-  if (op.kernel != KernelKind::kMatmul) work *= causal_attention_slowdown(op.mask, gpu_.kernels.causal);
+  if (op.kernel != KernelKind::kMatmul) {
+    const KernelEfficiency& k = gpu_.kernels;
+    work *=
+        causal_attention_slowdown(op.attention, k.causal) /
+        attention_head_dim_factor(
+            op.attention, op.kernel == KernelKind::kAttentionBwd ? k.attn_bwd_head_dim : k.attn_fwd_head_dim);
+  }
   const double t_compute =
       op.flops > 0 ? work / (peak * kernel_efficiency(op.kernel, op.dtype)) * gemm_quantization(gpu_, op.gemm)
                    : 0.0;

@@ -8,7 +8,7 @@
 // flash attention its own forward and backward efficiencies; w = 1, except the flash-attention backward,
 // which recomputes the score matrix and so executes 2.5x the forward's FLOPs where the op carries 2x
 // (w = 1.25; its efficiency is measured in that 2.5x convention). eff_m is the streaming HBM efficiency.
-// Flash attention under a causal mask (AttentionMask): the op carries what the kernel executes, half the
+// Flash attention under a causal mask (AttentionCall): the op carries what the kernel executes, half the
 // unmasked FLOPs (the key blocks above the diagonal are skipped), and w is multiplied by
 // causal_attention_slowdown(): the kernel runs at r(keys) of the unmasked rate (the GPU profile's measured
 // causal/unmasked ratio, e.g. H100 cuDNN 0.63 at 512 keys to 0.91 at 16k: the diagonal blocks and the
@@ -43,7 +43,7 @@
 #include <memory>
 #include <string_view>
 
-#include "models/workload/attention_mask.hpp"
+#include "models/workload/attention_call.hpp"
 #include "models/workload/gemm_shape.hpp"
 #include "models/workload/gpu_profile.hpp"
 #include "models/workload/ops.hpp"
@@ -70,8 +70,14 @@ struct EfficiencyParams {
 struct ComputeWork {
   ComputeWork() = default;
   ComputeWork(std::string_view name_, double flops_, double bytes_, DType dtype_, GemmShape gemm_ = {},
-              KernelKind kernel_ = KernelKind::kMatmul, AttentionMask mask_ = {})
-      : name(name_), flops(flops_), bytes(bytes_), dtype(dtype_), gemm(gemm_), kernel(kernel_), mask(mask_) {}
+              KernelKind kernel_ = KernelKind::kMatmul, AttentionCall attention_ = {})
+      : name(name_),
+        flops(flops_),
+        bytes(bytes_),
+        dtype(dtype_),
+        gemm(gemm_),
+        kernel(kernel_),
+        attention(attention_) {}
 
   std::string_view name;  // op name, the key of the measured table (e.g. "qkv_fwd")
   double flops = 0;
@@ -79,13 +85,16 @@ struct ComputeWork {
   DType dtype = DType::kBf16;
   GemmShape gemm;  // m == 0: not a GEMM, no quantization
   KernelKind kernel = KernelKind::kMatmul;
-  AttentionMask mask;  // fused attention under a causal mask: executed work and rate (header comment)
+  AttentionCall attention;  // fused attention: its mask and head dimension (header comment)
 };
 
-// How much longer a fused-attention op's executed FLOPs take under `mask` than without one: 1 without a
+// How much longer a fused-attention op's executed FLOPs take under its mask than without one: 1 without a
 // mask; with a causal mask the diagonal kernel call runs at the GPU's measured causal rate `ratio` (header
 // comment).
-double causal_attention_slowdown(const AttentionMask& mask, const CausalRatio& ratio);
+double causal_attention_slowdown(const AttentionCall& call, const CausalRatio& ratio);
+// A fused-attention kernel's rate at the call's head dimension over its rate at 128: `factors` at 64, 128
+// and 256, linear in log2(head dimension) between them, the end values beyond; 1 when head_dim is 0.
+double attention_head_dim_factor(const AttentionCall& call, const HeadDimFactors& factors);
 
 // What the model needs of an op (its name, work, dtype and GEMM shape).
 ComputeWork compute_work(const Op& op);

@@ -25,7 +25,7 @@ constexpr double kGap = 4e-6;  // per-kernel launch + tail (docs/gpu-profiles.md
 // forward 73 % of peak (its paper); backward from its A100 forward+backward benchmark (head dim 128, no
 // mask, 16k tokens: 203 TFLOP/s in 3.5 forward units) less that forward. Causal over unmasked, the same
 // benchmark's forward+backward at 1k-16k (133/173, 155/187, 173/196, 182/201, 189/203; at 512 the head-dim
-// 128 bar is hidden, so head dim 64's 88/132).
+// 128 bar is hidden, so head dim 64's 88/132). Its rate by head dimension is not taken (1).
 constexpr double kA100AttnFwd = 0.73;
 constexpr double kA100AttnBwd = 2.5 / (3.5 / 203.0 - 1.0 / (kA100AttnFwd * 312)) / 312;
 constexpr CausalRatio kFlash2A100Causal{88.0 / 132,  133.0 / 173, 155.0 / 187,
@@ -37,18 +37,24 @@ constexpr KernelEfficiency kA100{1410,         1305,         258.0 / 271.2, 271.
 // Hopper and later: FlashAttention-3 paper, Figures 5-6 (H100 SXM5, BF16, head dim 128, 8k tokens, no
 // mask): forward 600, backward 518 TFLOP/s; causal over unmasked forward 315/497, 410/574, 484/617, 518/609,
 // 529/600, 539/595 at 512-16k (the backward is assumed to keep the forward's ratio).
+// By head dimension, the same figures at 8k tokens without a mask: forward 412 (64) and 580 (256) against
+// 600; backward 432 (64) against 518, and no backward at 256 is published: the forward's factor is assumed.
 constexpr double kHopperSustain = 698.6 / 823.9;
 constexpr CausalRatio kCudnnCausal{315.0 / 497, 410.0 / 574, 484.0 / 617,
                                    518.0 / 609, 529.0 / 600, 539.0 / 595};
-constexpr KernelEfficiency kH100{1830,        1466,        kHopperSustain, 794.5 / 989.5, 1402.6 / 1979,
-                                 600 / 989.5, 518 / 989.5, 0.85,           kGap,          kCudnnCausal};
-constexpr KernelEfficiency kH200{1830,        1466,        kHopperSustain, 823.9 / 989.5, 1453.4 / 1979,
-                                 600 / 989.5, 518 / 989.5, 0.85,           kGap,          kCudnnCausal};
+constexpr HeadDimFactors kCudnnFwdHeadDim{412.0 / 600, 1, 580.0 / 600};
+constexpr HeadDimFactors kCudnnBwdHeadDim{432.0 / 518, 1, 580.0 / 600};
+constexpr KernelEfficiency kH100{1830,          1466,         kHopperSustain,   794.5 / 989.5,
+                                 1402.6 / 1979, 600 / 989.5,  518 / 989.5,      0.85,
+                                 kGap,          kCudnnCausal, kCudnnFwdHeadDim, kCudnnBwdHeadDim};
+constexpr KernelEfficiency kH200{1830,          1466,         kHopperSustain,   823.9 / 989.5,
+                                 1453.4 / 1979, 600 / 989.5,  518 / 989.5,      0.85,
+                                 kGap,          kCudnnCausal, kCudnnFwdHeadDim, kCudnnBwdHeadDim};
 // B200: sustain = bf16 MSMF / MAMF with all 8 GPUs busy, 1426.4 / 1751.2. No public attention measurement on
 // Blackwell was found: Hopper's cuDNN fractions are used (docs/gpu-profiles.md).
-constexpr KernelEfficiency kB200{1965,          1320,        1426.4 / 1751.2, 1751.2 / 2250,
-                                 3432.5 / 4500, 600 / 989.5, 518 / 989.5,     0.85,
-                                 kGap,          kCudnnCausal};
+constexpr KernelEfficiency kB200{1965,          1320,         1426.4 / 1751.2,  1751.2 / 2250,
+                                 3432.5 / 4500, 600 / 989.5,  518 / 989.5,      0.85,
+                                 kGap,          kCudnnCausal, kCudnnFwdHeadDim, kCudnnBwdHeadDim};
 
 constexpr std::array<GpuProfile, 5> kProfiles{{
     {"A100-80GB", 312 * kT, 312 * kT, 0.0, 19.5 * kT, 80 * kG, 2039 * kG, 600 * kG, 400, 108, 256, 128, 64,

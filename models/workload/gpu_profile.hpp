@@ -31,6 +31,10 @@ DType storage_dtype(DType d);
 // causal counts half the unmasked FLOPs), measured at 512, 1k, 2k, 4k, 8k and 16k keys per call.
 inline constexpr double kCausalKeys[] = {512, 1024, 2048, 4096, 8192, 16384};
 using CausalRatio = std::array<double, std::size(kCausalKeys)>;
+// A fused attention kernel's rate at head dimensions 64, 128 and 256 over its rate at 128 (the head
+// dimension of attn_fwd / attn_bwd), measured without a mask at 8k tokens.
+inline constexpr double kAttentionHeadDims[] = {64, 128, 256};
+using HeadDimFactors = std::array<double, std::size(kAttentionHeadDims)>;
 
 struct KernelEfficiency {
   double boost_clock_mhz;      // SM clock the datasheet tensor peak assumes
@@ -44,6 +48,9 @@ struct KernelEfficiency {
   double memory;               // streaming kernels, fraction of the datasheet HBM bandwidth
   double kernel_gap_s;         // fixed time per kernel: launch and tail, seconds
   CausalRatio causal;          // fused attention under a causal mask: rate over the unmasked rate
+  // Fused attention forward / backward by head dimension, over the head dimension 128 rate (1: not measured).
+  HeadDimFactors attn_fwd_head_dim{1, 1, 1};
+  HeadDimFactors attn_bwd_head_dim{1, 1, 1};
 
   // Sustained large-GEMM efficiency for `d` (fraction of that dtype's dense peak).
   double gemm(DType d) const { return sustain * (d == DType::kFp8 ? gemm_fp8 : gemm_bf16); }

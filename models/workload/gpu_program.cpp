@@ -83,7 +83,7 @@ Op GpuProgram::layer_op(const LayerOp& t) const {
   o.dtype = t.dtype;
   o.gemm = t.gemm;
   o.kernel = t.kernel;
-  o.mask = t.mask;
+  o.attention = t.attention;
   o.route = t.route;
   o.route_fixed_bytes = t.route_fixed_bytes;
   if (t.kind == OpKind::kDataRead) o.comm_bytes = t.comm_bytes;

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "models/workload/attention_mask.hpp"
+#include "models/workload/attention_call.hpp"
 #include "models/workload/gemm_shape.hpp"
 #include "models/workload/gpu_profile.hpp"
 
@@ -92,7 +92,7 @@ struct Op {
   DType dtype = DType::kBf16;
   GemmShape gemm;                           // kCompute: the matrix multiply's shape (m == 0: not a GEMM)
   KernelKind kernel = KernelKind::kMatmul;  // kCompute: efficiency class
-  AttentionMask mask;                       // kCompute fused attention: its causal mask (none by default)
+  AttentionCall attention;  // kCompute fused attention: its mask and head dimension (none by default)
   std::uint64_t fixed_duration_ps = 0;  // kCompute: measured duration that replaces the model (trace replay)
   // kSend / kRecv / kCollective / kCheckpointWrite / kDataRead
   std::uint64_t comm_bytes = 0;

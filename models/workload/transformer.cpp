@@ -433,7 +433,9 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
       const double executed = s.causal_attention ? 0.5 : 1.0;
       b.matmul("attn_fwd", "attn_bwd", executed * 2 * T * S * a_l * (dqk + dv),
                T * a_l * (dqk + dv) + S * kv_l * (dqk + dv), {}, KernelKind::kAttentionFwd);
-      if (s.causal_attention) b.ops.back().op.mask = {S / d.cp, static_cast<double>(d.cp)};
+      if (s.causal_attention) b.ops.back().op.attention = {S / d.cp, static_cast<double>(d.cp)};
+      // The kernel's head dimension, where queries/keys and values have the same width (not MLA's).
+      if (dqk == dv) b.ops.back().op.attention.head_dim = dqk;
     } else {
       // Per sequence and head: scores[q x S] = Q[q x dqk] K^T, then out[q x dv] = P[q x S] V, q = local
       // queries.

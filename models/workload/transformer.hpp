@@ -89,7 +89,7 @@ struct LayerOp {
   DType dtype = DType::kBf16;
   GemmShape gemm;  // kCompute GEMMs: the shape (compute_model.hpp charges tile/wave quantization from it)
   KernelKind kernel = KernelKind::kMatmul;
-  AttentionMask mask;  // fused attention: its causal mask (attention_mask.hpp)
+  AttentionCall attention;  // fused attention: its mask and head dimension (attention_call.hpp)
   CollectiveKind collective = CollectiveKind::kAllReduce;
   GroupKind group = GroupKind::kTensor;
   std::uint64_t comm_bytes = 0;

@@ -183,9 +183,9 @@ TEST(ComputeModel, CausalAttentionRunsAtTheMeasuredCausalRate) {
   const double gap = g.kernels.kernel_gap_s;
   // A causal mask over 8k keys: the same FLOPs at 529/600 of the unmasked rate (cuDNN, H100).
   ComputeWork causal = open;
-  causal.mask = {8192, 1};
+  causal.attention = {8192, 1};
   EXPECT_NEAR(m.seconds(causal) - gap, (m.seconds(open) - gap) / (529.0 / 600), 1e-15);
-  EXPECT_DOUBLE_EQ(causal_attention_slowdown(causal.mask, g.kernels.causal), 600 / 529.0);
+  EXPECT_DOUBLE_EQ(causal_attention_slowdown(causal.attention, g.kernels.causal), 600 / 529.0);
   EXPECT_DOUBLE_EQ(causal_attention_slowdown({}, g.kernels.causal), 1.0);
   // Between measured lengths: linear in log2(keys) (2k and 4k: 484/617 and 518/609; 2^11.5 halfway).
   const double mid = 0.5 * (484.0 / 617 + 518.0 / 609);
@@ -202,6 +202,43 @@ TEST(ComputeModel, CausalAttentionRunsAtTheMeasuredCausalRate) {
   // GEMMs ignore a mask (none is ever set on them; unfused attention computes every score).
   const ComputeWork gemm{"gemm", f, 1e6, DType::kBf16, {}, KernelKind::kMatmul, {8192, 1}};
   EXPECT_DOUBLE_EQ(m.seconds(gemm), m.seconds({"gemm", f, 1e6, DType::kBf16}));
+}
+
+TEST(ComputeModel, FusedAttentionRunsAtItsHeadDimensionsMeasuredRate) {
+  // cuDNN on H100 (FlashAttention-3 paper, 8k tokens, no mask): forward 412 / 600 / 580 TFLOP/s at head
+  // dimension 64 / 128 / 256, backward 432 / 518 at 64 / 128 (256: the forward's factor).
+  const GpuProfile& g = find_gpu_profile("H100-SXM");
+  const ComputeModel m(g);
+  const double f = 1e13, gap = g.kernels.kernel_gap_s;
+  const auto fwd = [&](double head_dim) {
+    ComputeWork w{"attn_fwd", f, 1e6, DType::kBf16, {}, KernelKind::kAttentionFwd};
+    w.attention.head_dim = head_dim;
+    return m.seconds(w) - gap;
+  };
+  const auto bwd = [&](double head_dim) {
+    ComputeWork w{"attn_bwd", 2 * f, 2e6, DType::kBf16, {}, KernelKind::kAttentionBwd};
+    w.attention.head_dim = head_dim;
+    return m.seconds(w) - gap;
+  };
+  EXPECT_DOUBLE_EQ(fwd(128), fwd(0));  // 0: unknown, the profile's head dimension 128
+  EXPECT_NEAR(fwd(64) / fwd(128), 600 / 412.0, 1e-12);
+  EXPECT_NEAR(fwd(256) / fwd(128), 600 / 580.0, 1e-12);
+  EXPECT_NEAR(bwd(64) / bwd(128), 518 / 432.0, 1e-12);
+  EXPECT_NEAR(bwd(256) / bwd(128), 600 / 580.0, 1e-12);
+  // Between measured head dimensions linear in log2 (96: halfway between 64 and 128 in log2 is 90.5),
+  // beyond them the end values.
+  EXPECT_NEAR(attention_head_dim_factor({0, 1, std::sqrt(64.0 * 128)}, g.kernels.attn_fwd_head_dim),
+              0.5 * (412 / 600.0 + 1), 1e-12);
+  EXPECT_DOUBLE_EQ(fwd(32), fwd(64));
+  EXPECT_DOUBLE_EQ(fwd(512), fwd(256));
+  // A head dimension with a causal mask: both factors.
+  ComputeWork causal{"attn_fwd", f, 1e6, DType::kBf16, {}, KernelKind::kAttentionFwd, {8192, 1, 64}};
+  EXPECT_NEAR((m.seconds(causal) - gap) / fwd(128), (600 / 529.0) * (600 / 412.0), 1e-12);
+  // A100's FlashAttention-2 rate by head dimension is not taken: no change.
+  const ComputeModel a100(find_gpu_profile("A100-80GB"));
+  ComputeWork w64{"attn_fwd", f, 1e6, DType::kBf16, {}, KernelKind::kAttentionFwd, {0, 1, 64}};
+  EXPECT_DOUBLE_EQ(a100.seconds(w64),
+                   a100.seconds({"attn_fwd", f, 1e6, DType::kBf16, {}, KernelKind::kAttentionFwd}));
 }
 
 // Kernel-level check of the unfused attention (the 2021-2022 Megatron-LM rows' batched GEMMs, softmax and
@@ -235,7 +272,7 @@ TEST(ComputeModel, UnfusedAttentionAgainstPyTorchStandardAttentionOnA100) {
         const std::string_view n = op.name;
         if (n.starts_with("attn_scores") || n.starts_with("softmax") || n.starts_with("attn_dropout") ||
             n.starts_with("attn_values")) {
-          seconds += model.seconds({op.name, op.flops, op.bytes, op.dtype, op.gemm, op.kernel, op.mask});
+          seconds += model.seconds({op.name, op.flops, op.bytes, op.dtype, op.gemm, op.kernel, op.attention});
         }
       }
     }

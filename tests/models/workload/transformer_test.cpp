@@ -332,16 +332,19 @@ TEST(CausalAttention, FusedAttentionCarriesItsMaskAndExecutesHalfTheFlops) {
   ModelShape s = llama_like(DType::kBf16);
   ASSERT_TRUE(s.fused_attention && s.causal_attention);
   const LayerOps causal = build_layer_ops(s, d, 1, RecomputeMode::kFull);
-  // Forward, recomputed forward and backward: a causal mask over the whole sequence, one kernel call.
+  // Forward, recomputed forward and backward: a causal mask over the whole sequence, one kernel call, at the
+  // model's head dimension.
   for (const auto* op : {&find_op(causal.forward, "attn_fwd", Phase::kForward),
                          &find_op(causal.backward, "attn_fwd", Phase::kRecompute),
                          &find_op(causal.backward, "attn_bwd", Phase::kBackward)}) {
-    EXPECT_EQ(op->mask, (AttentionMask{static_cast<double>(s.seq), 1})) << op->name;
+    EXPECT_EQ(op->attention,
+              (AttentionCall{static_cast<double>(s.seq), 1, static_cast<double>(s.qk_head_dim())}))
+        << op->name;
   }
   // A causal kernel executes half the unmasked FLOPs (the key blocks above the diagonal are skipped).
   s.causal_attention = false;
   const LayerOps open = build_layer_ops(s, d, 1, RecomputeMode::kFull);
-  EXPECT_FALSE(find_op(open.forward, "attn_fwd", Phase::kForward).mask.causal());
+  EXPECT_FALSE(find_op(open.forward, "attn_fwd", Phase::kForward).attention.causal());
   EXPECT_DOUBLE_EQ(find_op(causal.forward, "attn_fwd", Phase::kForward).flops,
                    0.5 * find_op(open.forward, "attn_fwd", Phase::kForward).flops);
   EXPECT_DOUBLE_EQ(find_op(causal.backward, "attn_bwd", Phase::kBackward).flops,
@@ -364,12 +367,13 @@ TEST(CausalAttention, FusedAttentionCarriesItsMaskAndExecutesHalfTheFlops) {
   }());
   // Context parallelism: cp kernel calls of seq / cp keys each.
   d.cp = 4;
-  EXPECT_EQ(find_op(build_layer_ops(s, d, 1, RecomputeMode::kNone).forward, "attn_fwd", Phase::kForward).mask,
-            (AttentionMask{s.seq / 4.0, 4}));
+  EXPECT_EQ(
+      find_op(build_layer_ops(s, d, 1, RecomputeMode::kNone).forward, "attn_fwd", Phase::kForward).attention,
+      (AttentionCall{s.seq / 4.0, 4, static_cast<double>(s.qk_head_dim())}));
   // Unfused attention computes every score: no mask on its GEMMs.
   s.fused_attention = false;
   for (const auto& op : build_layer_ops(s, d, 1, RecomputeMode::kNone).forward)
-    EXPECT_FALSE(op.mask.causal());
+    EXPECT_FALSE(op.attention.causal());
 }
 
 }  // namespace
@@ -419,6 +423,12 @@ TEST(TransformerTest, DeepSeekV3ParameterCounts) {
   const double linear = 6.0 * (c.active(s.layers, s.experts, s.top_k) - c.embedding) * tokens;
   EXPECT_NEAR(analytic_step_flops(s, 1), linear + 0.5 * attn, 1.0);
   EXPECT_NEAR(analytic_step_flops(s, 1, /*unmasked_attention=*/true), linear + attn, 1.0);
+  // MLA's fused attention has query/key width 192 and value width 128: no head dimension is measured for
+  // that kernel, so the op carries none (the compute model charges head dimension 128's rate).
+  s.fused_attention = true;
+  s.seq = 1024;
+  const LayerOps mla = build_layer_ops(s, Degrees{}, 1, RecomputeMode::kNone);
+  EXPECT_EQ(find_op(mla.forward, "attn_fwd", Phase::kForward).attention.head_dim, 0.0);
 }
 
 }  // namespace

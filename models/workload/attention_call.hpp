@@ -1,6 +1,7 @@
-// The mask a fused-attention kernel runs under, carried on the op (like GemmShape) so that the compute model
-// can charge what a causal kernel executes (compute_model.hpp). Kept apart from the op vocabulary (ops.hpp)
-// because both the ops and the compute model's input (ComputeWork) carry it.
+// How a fused-attention op calls its kernel (mask, keys per call, head dimension), carried on the op (like
+// GemmShape) so that the compute model can charge what the kernel executes and the rate it runs at for that
+// call (compute_model.hpp). Kept apart from the op vocabulary (ops.hpp) because both the ops and the compute
+// model's input (ComputeWork) carry it.
 #pragma once
 
 namespace warpsim::workload {
@@ -12,12 +13,16 @@ namespace warpsim::workload {
 // (the diagonal blocks and the uneven work per query block). With context parallelism the attention runs
 // as `cp_steps` kernel calls of causal_keys keys each (Transformer Engine's load-balanced ring: one call is
 // the causal diagonal, the others unmasked half blocks).
-struct AttentionMask {
+// head_dim: the kernel's head dimension (query/key and value alike), whose rate the GPU profile gives at
+// 64, 128 and 256; 0 = unknown or unequal query and value widths (MLA's 192/128), charged at the head
+// dimension 128 rate.
+struct AttentionCall {
   double causal_keys = 0;
   double cp_steps = 1;
+  double head_dim = 0;
 
   bool causal() const { return causal_keys > 0; }
-  bool operator==(const AttentionMask&) const = default;
+  bool operator==(const AttentionCall&) const = default;
 };
 
 }  // namespace warpsim::workload
