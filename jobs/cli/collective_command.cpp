@@ -315,7 +315,8 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& /*e
   cmd->add_option("--op", o->op, "allreduce | allgather | reducescatter | alltoall | broadcast")
       ->capture_default_str();
   cmd->add_option("--algorithm,--algo", o->algo,
-                  "ring (every op) | tree (double binary tree: allreduce, broadcast) | "
+                  "ring (every op) | tree (double binary tree: allreduce, chained over each node's GPUs as "
+                  "NCCL's; broadcast) | "
                   "hierarchical (all but alltoall) | auto (allreduce: NCCL's ring-or-tree choice per size)")
       ->capture_default_str();
   cmd->add_option("--gpus", o->gpus, "GPUs in the group (0 = all from --first)")->capture_default_str();
@@ -328,8 +329,8 @@ std::function<int()> add_collective_command(CLI::App& app, const CommandEnv& /*e
       ->capture_default_str();
   cmd->add_option("--fidelity", o->fidelity, "packet | flow (default: the cluster spec's network.fidelity)");
   cmd->add_option("--local-gpus", o->local_gpus,
-                  "group GPUs per node (hierarchical phases, rail-aligned rings; 0 = the node's GPUs in "
-                  "the group)")
+                  "group GPUs per node (hierarchical phases, rail-aligned rings, the tree's chains; 0 = the "
+                  "node's GPUs in the group)")
       ->capture_default_str();
   cmd->add_option(
          "--protocol", o->protocol,
