@@ -201,6 +201,36 @@ static SlotOp locate(std::uint64_t i, const PhasePlan& plan) {
   throw std::logic_error("tree all-reduce: op index beyond the phase");
 }
 
+// A rank's phase plans, cached per thread: a simulation asks for a rank's ops one after the other,
+// interleaved with other ranks', and building a plan walks the rank's trees. The key holds everything the
+// plans depend on (not the schedule object, whose address a later schedule may reuse).
+struct RankPlans {
+  PhasePlan up, down;  // the broadcast schedule uses `down` only
+};
+struct PlanKey {
+  std::uint32_t schedule = 0;  // 1: all-reduce, 2: broadcast (0: an empty cache slot)
+  std::uint32_t n = 0, per_node = 0, rank = 0;
+  std::uint64_t chunks = 0;
+  bool operator==(const PlanKey&) const = default;
+};
+template <typename Build>
+static const RankPlans& cached_plans(const PlanKey& key, Build&& build) {
+  struct Slot {
+    PlanKey key;
+    RankPlans plans;
+  };
+  constexpr std::size_t kCacheSlots = 1024;
+  thread_local std::vector<Slot> cache(kCacheSlots);
+  Slot& slot = cache[(std::uint64_t{key.rank} * 0x9E3779B1u + std::uint64_t{key.n} * 7919 +
+                      key.chunks * 104729 + key.per_node * 31 + key.schedule) %
+                     kCacheSlots];
+  if (!(slot.key == key)) {
+    slot.plans = build();
+    slot.key = key;
+  }
+  return slot.plans;
+}
+
 // Two phases, then a final wait. Reduce: per tree and chunk, receive from the tree's children, then send
 // to the parent; broadcast: receive from the parent, then send to the children. A single wait covers
 // everything posted, and a rank can be the other's parent in one tree and its child in another, so stages
@@ -212,20 +242,7 @@ static SlotOp locate(std::uint64_t i, const PhasePlan& plan) {
 std::optional<RankOp> TreeAllReduce::op(std::uint32_t rank, std::uint64_t index) const {
   if (n_ < 2 || rank >= n_) return std::nullopt;
   const std::uint32_t T = trees();
-  // A simulation asks for a rank's ops one after the other, interleaved with other ranks': keep each rank's
-  // two phase plans in a small per-thread cache keyed by everything they depend on (not by this object,
-  // whose address a later schedule may reuse).
-  struct Cached {
-    std::uint32_t n = 0, per_node = 0, rank = 0;
-    std::uint64_t chunks = 0;
-    PhasePlan up, down;
-  };
-  constexpr std::size_t kCacheSlots = 1024;
-  thread_local std::vector<Cached> cache(kCacheSlots);
-  Cached& c =
-      cache[(std::uint64_t{rank} * 0x9E3779B1u + std::uint64_t{n_} * 7919 + chunks_ * 104729 + per_node_) %
-            kCacheSlots];
-  if (c.n != n_ || c.per_node != per_node_ || c.rank != rank || c.chunks != chunks_) {
+  const RankPlans& c = cached_plans({1, n_, per_node_, rank, chunks_}, [&] {
     std::vector<TreeRole> up(T), down(T);
     std::vector<std::uint64_t> up_off(T), down_off(T);
     for (std::uint32_t t = 0; t < T; ++t) {
@@ -242,13 +259,9 @@ std::optional<RankOp> TreeAllReduce::op(std::uint32_t rank, std::uint64_t index)
       up_off[t] = 2 * (depth_ - links.depth);
       down_off[t] = 2 * links.depth;
     }
-    c.up = plan_phase(std::move(up_off), std::move(up), chunks_);
-    c.down = plan_phase(std::move(down_off), std::move(down), chunks_);
-    c.n = n_;
-    c.per_node = per_node_;
-    c.rank = rank;
-    c.chunks = chunks_;
-  }
+    return RankPlans{plan_phase(std::move(up_off), std::move(up), chunks_),
+                     plan_phase(std::move(down_off), std::move(down), chunks_)};
+  });
   const std::uint64_t reduce_ops = c.up.ops, broadcast_ops = c.down.ops;
   if (index >= reduce_ops + broadcast_ops) {
     return index == reduce_ops + broadcast_ops ? std::optional<RankOp>(RankOp{}) : std::nullopt;
@@ -281,29 +294,32 @@ std::uint64_t TreeBroadcast::chunk_size(std::uint32_t tree, std::uint64_t chunk)
 // position's depth, so a send still sits two slots before the receiving rank's wait for it.
 std::optional<RankOp> TreeBroadcast::op(std::uint32_t rank, std::uint64_t index) const {
   if (n_ < 2 || rank >= n_) return std::nullopt;
-  std::array<TreeRole, 2> down{};
-  std::array<std::uint64_t, 2> off{};
-  const TreeLinks a = binary_tree_links(n_, rank);
-  if (a.parent >= 0) down[0].from[down[0].receives++] = static_cast<std::uint32_t>(a.parent);
-  for (const std::int64_t c : a.children) {
-    if (c >= 0) down[0].to[down[0].sends++] = static_cast<std::uint32_t>(c);
-  }
-  off[0] = 2 * depth_in_tree(n_, rank);
-  if (rank == 0) {
-    down[1].to[down[1].sends++] = tree_rank(n_, 1, 0);
-  } else {
-    const std::uint32_t position = tree_position(n_, 1, rank);
-    const TreeLinks b = binary_tree_links(n_, position);
-    down[1].from[down[1].receives++] =
-        b.parent < 0 ? 0u : tree_rank(n_, 1, static_cast<std::uint32_t>(b.parent));
-    for (const std::int64_t c : b.children) {
-      if (c < 0) continue;
-      const std::uint32_t child = tree_rank(n_, 1, static_cast<std::uint32_t>(c));
-      if (child != 0) down[1].to[down[1].sends++] = child;
-    }
-    off[1] = 2 * (depth_in_tree(n_, position) + 1);
-  }
-  const PhasePlan plan = plan_phase({off.begin(), off.end()}, {down.begin(), down.end()}, chunks_);
+  const PhasePlan& plan =
+      cached_plans({2, n_, 1, rank, chunks_}, [&] {
+        std::array<TreeRole, 2> down{};
+        std::array<std::uint64_t, 2> off{};
+        const TreeLinks a = binary_tree_links(n_, rank);
+        if (a.parent >= 0) down[0].from[down[0].receives++] = static_cast<std::uint32_t>(a.parent);
+        for (const std::int64_t c : a.children) {
+          if (c >= 0) down[0].to[down[0].sends++] = static_cast<std::uint32_t>(c);
+        }
+        off[0] = 2 * depth_in_tree(n_, rank);
+        if (rank == 0) {
+          down[1].to[down[1].sends++] = tree_rank(n_, 1, 0);
+        } else {
+          const std::uint32_t position = tree_position(n_, 1, rank);
+          const TreeLinks b = binary_tree_links(n_, position);
+          down[1].from[down[1].receives++] =
+              b.parent < 0 ? 0u : tree_rank(n_, 1, static_cast<std::uint32_t>(b.parent));
+          for (const std::int64_t c : b.children) {
+            if (c < 0) continue;
+            const std::uint32_t child = tree_rank(n_, 1, static_cast<std::uint32_t>(c));
+            if (child != 0) down[1].to[down[1].sends++] = child;
+          }
+          off[1] = 2 * (depth_in_tree(n_, position) + 1);
+        }
+        return RankPlans{{}, plan_phase({off.begin(), off.end()}, {down.begin(), down.end()}, chunks_)};
+      }).down;
   if (index >= plan.ops) return index == plan.ops ? std::optional<RankOp>(RankOp{}) : std::nullopt;
   SlotOp where = locate(index, plan);
   if (where.op.kind != OpKind::kWait) {

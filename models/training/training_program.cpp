@@ -248,7 +248,7 @@ bool uses_tree(const workload::Op& op, const CollectiveOptions& options) {
   if (!options.dp_allreduce_auto) return options.dp_allreduce == cluster::Algorithm::kTree;
   const std::uint32_t n = op.group.size();
   const std::uint32_t nodes = group_nodes(op.group, options.gpus_per_node);
-  const std::uint32_t per_node = rail_members_per_node(op.group, options.gpus_per_node);
+  const std::uint32_t per_node = tree_members_per_node(op, options);
   // This runs for every GPU op of every such all-reduce: remember the last few answers (a step has a handful
   // of distinct bytes and group shapes). The key holds every input of the choice, so the memo is a pure
   // cache whatever job or fabric asks next on this thread.
