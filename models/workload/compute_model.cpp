@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -21,15 +22,17 @@ bool set(double v) {
   return !std::isnan(v);
 }
 
-// Linear in log2(keys) between the measured lengths (kCausalKeys), the end values beyond them.
-double causal_rate_ratio(const CausalRatio& ratio, double keys) {
-  constexpr std::size_t n = std::size(kCausalKeys);
-  if (keys <= kCausalKeys[0]) return ratio[0];
-  if (keys >= kCausalKeys[n - 1]) return ratio[n - 1];
+// `values` measured at the ascending points `at`, read at x: linear in log2(x) between two points, the end
+// values beyond them, and a measured value itself at a measured point.
+double log2_interpolated(std::span<const double> at, std::span<const double> values, double x) {
+  const std::size_t n = at.size();
+  if (x <= at[0]) return values[0];
+  if (x >= at[n - 1]) return values[n - 1];
   std::size_t i = 1;
-  while (kCausalKeys[i] < keys) ++i;
-  const double f = std::log2(keys / kCausalKeys[i - 1]) / std::log2(kCausalKeys[i] / kCausalKeys[i - 1]);
-  return ratio[i - 1] + f * (ratio[i] - ratio[i - 1]);
+  while (at[i] < x) ++i;
+  if (at[i] == x) return values[i];  // exactly, not through the interpolation's rounding
+  const double f = std::log2(x / at[i - 1]) / std::log2(at[i] / at[i - 1]);
+  return values[i - 1] + f * (values[i] - values[i - 1]);
 }
 
 // The profile the model uses: `gpu` with its kernel efficiencies scaled.
@@ -63,21 +66,11 @@ double causal_attention_slowdown(const AttentionCall& call, const CausalRatio& r
   // The diagonal call (one of cp_steps) at the causal rate, the others (unmasked half blocks of the
   // load-balanced ring) at the unmasked rate.
   const double diagonal = 1.0 / std::max(1.0, call.cp_steps);
-  return diagonal / causal_rate_ratio(ratio, call.causal_keys) + (1.0 - diagonal);
+  return diagonal / log2_interpolated(kCausalKeys, ratio, call.causal_keys) + (1.0 - diagonal);
 }
 
 double attention_head_dim_factor(const AttentionCall& call, const HeadDimFactors& factors) {
-  if (!(call.head_dim > 0)) return 1.0;
-  constexpr std::size_t n = std::size(kAttentionHeadDims);
-  const double d = call.head_dim;
-  if (d <= kAttentionHeadDims[0]) return factors[0];
-  if (d >= kAttentionHeadDims[n - 1]) return factors[n - 1];
-  std::size_t i = 1;
-  while (kAttentionHeadDims[i] < d) ++i;
-  if (kAttentionHeadDims[i] == d) return factors[i];  // exactly, not through the interpolation's rounding
-  const double f =
-      std::log2(d / kAttentionHeadDims[i - 1]) / std::log2(kAttentionHeadDims[i] / kAttentionHeadDims[i - 1]);
-  return factors[i - 1] + f * (factors[i] - factors[i - 1]);
+  return call.head_dim > 0 ? log2_interpolated(kAttentionHeadDims, factors, call.head_dim) : 1.0;
 }
 
 ComputeWork compute_work(const Op& op) {
