@@ -3,11 +3,14 @@
 // answer comes from the cluster simulation; this one bounds it from below and shows the compute/bubble split.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "experiment/memory_report.hpp"
 #include "experiment/spec/cluster_spec.hpp"
@@ -31,7 +34,32 @@ struct EstimateOptions {
   double op_overhead_us = workload::EfficiencyParams{}.op_overhead_s * 1e6;
   // Which of the three flags were given: they override the spec's compute_model fields.
   bool compute_given = false, memory_given = false, overhead_given = false;
+  bool ops = false;  // --ops: the last stage's compute time per op name
 };
+
+// One op name's share of the last stage's compute time over the step (--ops).
+struct OpTotal {
+  std::uint64_t count = 0;
+  double flops = 0, bytes = 0, seconds = 0;
+};
+
+// Prints the per-op table after the report: where a GPU's compute time goes, and each op's achieved rate,
+// so that a user can see which kernel class the step rests on.
+void print_op_table(const std::map<std::string, OpTotal>& totals) {
+  std::vector<std::pair<std::string, OpTotal>> rows(totals.begin(), totals.end());
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+  double all = 0;
+  for (const auto& r : rows) all += r.second.seconds;
+  std::printf("\n%-28s %8s %12s %7s %10s %10s\n", "op (last stage, one step)", "count", "seconds", "share",
+              "TFLOP/s", "GB/s");
+  for (const auto& [name, t] : rows) {
+    std::printf("%-28s %8llu %12.6f %6.1f%% %10.1f %10.1f\n", name.c_str(),
+                static_cast<unsigned long long>(t.count), t.seconds, all > 0 ? 100 * t.seconds / all : 0.0,
+                t.seconds > 0 ? t.flops / t.seconds / 1e12 : 0.0,
+                t.seconds > 0 ? t.bytes / t.seconds / 1e9 : 0.0);
+  }
+}
 
 int run_estimate(const EstimateOptions& o, int rank) {
   std::shared_ptr<const workload::MeasuredTable> table;
@@ -62,12 +90,21 @@ int run_estimate(const EstimateOptions& o, int rank) {
 
   // Compute time by phase on the first and last stage (they carry the embedding and the output head).
   std::map<std::string, double> phase_seconds;
+  std::map<std::string, OpTotal> op_totals;
   const std::uint32_t last = job->degrees().pp - 1;
   workload::GpuProgram prog(job, last * job->pipeline_stride(), 1);
   for (std::uint64_t i = 0; i < prog.size(); ++i) {
     const workload::Op op = prog.op(i);
     if (op.kind != workload::OpKind::kCompute) continue;
-    phase_seconds[std::string(workload::to_string(op.phase))] += job->compute(prog.rank()).seconds(op);
+    const double seconds = job->compute(prog.rank()).seconds(op);
+    phase_seconds[std::string(workload::to_string(op.phase))] += seconds;
+    if (o.ops) {
+      OpTotal& t = op_totals[std::string(op.name)];
+      ++t.count;
+      t.flops += op.flops;
+      t.bytes += op.bytes;
+      t.seconds += seconds;
+    }
   }
 
   const auto& t = job->params().training;
@@ -91,6 +128,10 @@ int run_estimate(const EstimateOptions& o, int rank) {
   report.add("mfu", est.mfu(), 4);
   experiment::add_memory_report(report, *job);
   report.print(std::cout);
+  if (o.ops) {
+    std::cout.flush();
+    print_op_table(op_totals);
+  }
   return 0;
 }
 
@@ -113,6 +154,10 @@ std::function<int()> add_estimate_command(CLI::App& app, const CommandEnv& env) 
                   "streaming HBM efficiency (0,1] (default: the GPU profile's measured value)");
   cmd->add_option("--op-overhead-us", o->op_overhead_us,
                   "fixed per-kernel overhead, microseconds (default: the GPU profile's value)");
+  cmd->add_flag(
+      "--ops", o->ops,
+      "also print the last pipeline stage's compute time per op name over one step (count, seconds, "
+      "share, achieved TFLOP/s and GB/s)");
   return [o, cmd, rank]() -> int {
     if (!cmd->parsed()) return -1;
     o->compute_given = cmd->get_option("--compute-eff-max")->count() > 0;
