@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "models/workload/cp_attention_merge.hpp"
+
 namespace warpsim::workload {
 
 namespace {
@@ -436,6 +438,14 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
       if (s.causal_attention) b.ops.back().op.attention = {S / d.cp, static_cast<double>(d.cp)};
       // The kernel's head dimension, where queries/keys and values have the same width (not MLA's).
       if (dqk == dv) b.ops.back().op.attention.head_dim = dqk;
+      if (d.cp > 1) {
+        // Transformer Engine's ring around the kernels: K/V packing, half-sequence copies, the per-step
+        // output merge and the dQ/dK/dV accumulation (cp_attention_merge.hpp).
+        const CpMergeBytes merge = cp_attention_merge_bytes(d.cp, s.causal_attention, T * a_l * dqk * e,
+                                                            T * a_l * dv * e, T * kv_l * (dqk + dv) * e);
+        b.elementwise_bytes("cp_attn_merge_fwd", "cp_attn_merge_bwd", merge.forward, merge.backward,
+                            T * a_l * dv);
+      }
     } else {
       // Per sequence and head: scores[q x S] = Q[q x dqk] K^T, then out[q x dv] = P[q x S] V, q = local
       // queries.

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/workload/cp_attention_merge.hpp"
 #include "models/workload/gpu_program.hpp"
 #include "models/workload/moe_routing.hpp"
 #include "models/workload/transformer.hpp"
@@ -374,6 +375,53 @@ TEST(CausalAttention, FusedAttentionCarriesItsMaskAndExecutesHalfTheFlops) {
   s.fused_attention = false;
   for (const auto& op : build_layer_ops(s, d, 1, RecomputeMode::kNone).forward)
     EXPECT_FALSE(op.attention.causal());
+}
+
+// Transformer Engine's CP ring bookkeeping around the fused kernels, by hand from its tensors (CP 2, causal:
+// the one later step is half-query on one rank, half-K/V on the other), and its place in the layer.
+TEST(ContextParallel, RingBookkeepingMovesTheBytesOfTransformerEnginesTensors) {
+  const double q = 10, o = 10, kv = 4;  // bytes of the local Q, O and K+V
+  const CpMergeBytes two = cp_attention_merge_bytes(2, true, q, o, kv);
+  // forward: K/V packing 2kv, zero-filled output o, diagonal merge 3o; later step: (kv + q)/2 copies and
+  // (3 + 1.5)/2 merge passes over o.
+  EXPECT_DOUBLE_EQ(two.forward, 2 * kv + o + 3 * o + (kv + q) / 2 + 2.25 * o);
+  // backward: K/V into the ring buffer 2kv, dQ copy 2q, dK/dV concatenated 2kv and added 3kv; later step:
+  // halves of Q, O, dO (q + 2o) or of K/V (kv), each on half the ranks, dQ added over 1.5 or 3 passes, dK/dV
+  // concatenated (2 or 1) and added (3 or 1.5).
+  EXPECT_DOUBLE_EQ(two.backward,
+                   2 * kv + 2 * q + 5 * kv + (q + 2 * o) / 2 + kv / 2 + 2.25 * q + 1.5 * kv + 2.25 * kv);
+  // Without a mask every later step is whole.
+  const CpMergeBytes open = cp_attention_merge_bytes(4, false, q, o, kv);
+  EXPECT_DOUBLE_EQ(open.forward, 2 * kv + 4 * o + 3 * 3 * o);
+  EXPECT_DOUBLE_EQ(open.backward, 2 * kv + 2 * q + 5 * kv + 3 * (3 * q + 5 * kv));
+  // More ring steps, more bookkeeping.
+  EXPECT_GT(cp_attention_merge_bytes(4, true, q, o, kv).forward, two.forward);
+
+  // In the layer: right after the fused attention forward (the CP ring and the kernel stay adjacent for the
+  // overlap), its backward twin right before the attention backward, with the local tensors' sizes.
+  Degrees d;
+  d.cp = 2;
+  const ModelShape s = llama_like(DType::kBf16);
+  const LayerOps ops = build_layer_ops(s, d, 1, RecomputeMode::kNone);
+  const auto at = [](const std::vector<LayerOp>& v, std::string_view name) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (v[i].name == name) return i;
+    return v.size();
+  };
+  ASSERT_LT(at(ops.forward, "cp_attn_merge_fwd"), ops.forward.size());
+  EXPECT_EQ(at(ops.forward, "cp_attn_merge_fwd"), at(ops.forward, "attn_fwd") + 1);
+  EXPECT_EQ(at(ops.forward, "attn_fwd"), at(ops.forward, "cp_ring_fwd") + 1);
+  EXPECT_EQ(at(ops.backward, "cp_attn_merge_bwd") + 1, at(ops.backward, "attn_bwd"));
+  const double tokens = static_cast<double>(s.seq) / 2, d_head = static_cast<double>(s.head_dim());
+  const CpMergeBytes want =
+      cp_attention_merge_bytes(2, true, 2 * tokens * s.heads * d_head, 2 * tokens * s.heads * d_head,
+                               2 * tokens * s.kv_heads * 2 * d_head);
+  EXPECT_DOUBLE_EQ(find_op(ops.forward, "cp_attn_merge_fwd", Phase::kForward).bytes, want.forward);
+  EXPECT_DOUBLE_EQ(find_op(ops.backward, "cp_attn_merge_bwd", Phase::kBackward).bytes, want.backward);
+  // No context parallelism, no bookkeeping.
+  d.cp = 1;
+  EXPECT_EQ(at(build_layer_ops(s, d, 1, RecomputeMode::kNone).forward, "cp_attn_merge_fwd"),
+            build_layer_ops(s, d, 1, RecomputeMode::kNone).forward.size());
 }
 
 }  // namespace
