@@ -420,8 +420,8 @@ TEST(ContextParallel, RingBookkeepingMovesTheBytesOfTransformerEnginesTensors) {
   EXPECT_DOUBLE_EQ(find_op(ops.backward, "cp_attn_merge_bwd", Phase::kBackward).bytes, want.backward);
   // No context parallelism, no bookkeeping.
   d.cp = 1;
-  EXPECT_EQ(at(build_layer_ops(s, d, 1, RecomputeMode::kNone).forward, "cp_attn_merge_fwd"),
-            build_layer_ops(s, d, 1, RecomputeMode::kNone).forward.size());
+  const LayerOps without_cp = build_layer_ops(s, d, 1, RecomputeMode::kNone);
+  EXPECT_EQ(at(without_cp.forward, "cp_attn_merge_fwd"), without_cp.forward.size());
 }
 
 }  // namespace
