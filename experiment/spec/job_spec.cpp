@@ -383,6 +383,30 @@ void validate_job_spec(const JobSpec& s) {
   if (p.hierarchical_all_to_all() && p.expert_parallel() <= 1) {
     fail("parallelism.hierarchical_all_to_all", "set but parallelism.expert_parallel <= 1");
   }
+  const std::string& cp_comm = p.cp_comm_type();
+  if (!cp_comm.empty() && cp_comm != "p2p" && cp_comm != "all_gather" && cp_comm != "a2a") {
+    fail("parallelism.cp_comm_type", "must be \"p2p\", \"all_gather\" or \"a2a\" (got \"" + cp_comm + "\")");
+  }
+  if (!cp_comm.empty() && cp_comm != "p2p") {
+    if (p.context_parallel() <= 1) {
+      fail("parallelism.cp_comm_type", "\"" + cp_comm + "\" set but parallelism.context_parallel is 1");
+    }
+    // Transformer Engine runs context parallelism only inside its fused attention.
+    if (!m.fused_attention())
+      fail("parallelism.cp_comm_type", "\"" + cp_comm + "\" needs model.fused_attention");
+    if (cp_comm == "a2a") {
+      // The all-to-all hands each CP rank whole heads: the heads a tensor-parallel rank holds must split.
+      const std::uint64_t kv_heads = m.kv_lora_rank() != 0 ? m.num_attention_heads() : m.num_kv_heads();
+      const std::uint64_t tp = p.tensor_parallel();
+      if ((m.num_attention_heads() / tp) % p.context_parallel() != 0 ||
+          (kv_heads / tp) % p.context_parallel()) {
+        fail("parallelism.cp_comm_type",
+             "\"a2a\" needs the attention heads per tensor-parallel rank (" +
+                 str(m.num_attention_heads() / tp) + " query, " + str(kv_heads / tp) +
+                 " key/value) divisible by parallelism.context_parallel (" + str(p.context_parallel()) + ")");
+      }
+    }
+  }
   const bool interleaved = p.pipeline_schedule() == JobParallelism::INTERLEAVED_1F1B;
   if (!interleaved && p.virtual_stages_per_rank() != 1) {
     fail("parallelism.virtual_stages_per_rank", "needs pipeline_schedule INTERLEAVED_1F1B");
@@ -449,6 +473,10 @@ void validate_job_spec(const JobSpec& s) {
     fail("training.no_cp_comm_overlap", "set but parallelism.context_parallel is " +
                                             str(std::max(1u, p.context_parallel())) +
                                             ": there is no KV exchange to overlap");
+  }
+  if (t.no_cp_comm_overlap() && !p.cp_comm_type().empty() && p.cp_comm_type() != "p2p") {
+    fail("training.no_cp_comm_overlap", "set but parallelism.cp_comm_type is \"" + p.cp_comm_type() +
+                                            "\": only the p2p ring overlaps its exchange with the attention");
   }
   if (t.no_zero3_prefetch() && p.zero_stage() != 3) {
     fail("training.no_zero3_prefetch", "set but parallelism.zero_stage is " + str(p.zero_stage()) +
@@ -522,6 +550,9 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   d.first_stage_layers = sp.first_stage_layers();
   d.last_stage_layers = sp.last_stage_layers();
   d.hierarchical_all_to_all = sp.hierarchical_all_to_all();
+  d.cp_comm_type = sp.cp_comm_type() == "all_gather" ? workload::CpCommType::kAllGather
+                   : sp.cp_comm_type() == "a2a"      ? workload::CpCommType::kAllToAll
+                                                     : workload::CpCommType::kP2p;
 
   const auto& st = s.training();
   auto& t = p.training;

@@ -35,6 +35,14 @@ enum class RecomputeMode : std::uint8_t {
   kFull,       // each layer's whole forward is recomputed from its input before its backward (section 4.3)
 };
 
+// Context parallelism's communication, as Transformer Engine implements it (Megatron-Core's --cp-comm-type;
+// transformer_engine/pytorch attention, AttnFuncWithCPAndKVP2P / ...KVAllGather / ...QKVOA2A).
+enum class CpCommType : std::uint8_t {
+  kP2p,        // K/V ring: cp - 1 exchanges with the neighbours, overlapped with the attention block by block
+  kAllGather,  // K and V all-gathered before the attention (and again before its backward), not overlapped
+  kAllToAll,   // all-to-alls switch from a sequence split to a head split around a full-sequence attention
+};
+
 enum class Optimizer : std::uint8_t {
   kAdam,  // fp32 master weights + two moments
   kSgd,   // fp32 master weights + momentum
@@ -103,6 +111,8 @@ struct ParallelismParams {
   // Expert all-to-alls in two phases when the expert group spans nodes with several members on each: an
   // NVLink phase among a node's members, then one inter-node exchange per rail (moe_routing.hpp).
   bool hierarchical_all_to_all = false;
+  // How context parallelism exchanges the attention's inputs (Transformer Engine's cp_comm_type).
+  CpCommType cp_comm_type = CpCommType::kP2p;
 };
 
 struct TrainingParams {

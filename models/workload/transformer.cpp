@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "models/workload/cp_attention_merge.hpp"
+#include "models/workload/cp_exchange_bytes.hpp"
 
 namespace warpsim::workload {
 
@@ -102,6 +103,21 @@ class Builder {
     op.group = g;
     op.comm_bytes = static_cast<std::uint64_t>(bytes);
     ops.push_back({op, bwd_name});
+  }
+
+  // A collective only the backward runs, placed where, in the reversed backward, it must come (Transformer
+  // Engine's all-gather context parallelism gathers K and V again before the attention's backward).
+  void backward_only_collective(std::string_view name, CollectiveKind k, GroupKind g, double bytes) {
+    LayerOp op;
+    op.kind = OpKind::kCollective;
+    op.phase = Phase::kBackward;
+    op.name = name;
+    op.collective = k;
+    op.group = g;
+    op.comm_bytes = static_cast<std::uint64_t>(bytes);
+    Proto proto{op, name};
+    proto.backward_only = true;
+    ops.push_back(proto);
   }
 
   std::vector<Proto> ops;
@@ -265,6 +281,7 @@ Degrees Degrees::from_params(const ParallelismParams& p) {
   d.sequence_parallel = p.sequence_parallel && d.tp > 1;
   d.pp_scatter_gather = p.pipeline_scatter_gather && d.tp > 1 && !d.sequence_parallel && d.pp > 1;
   d.pp_sync = p.pipeline_p2p_sync && d.pp > 1;
+  d.cp_comm = d.cp > 1 ? p.cp_comm_type : CpCommType::kP2p;
   return d;
 }
 
@@ -340,6 +357,12 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
   if (s.heads % d.tp || s.kv_heads % d.tp || s.ffn % d.tp || s.seq % d.cp || s.experts % d.ep ||
       (s.moe() && (moe_ffn % d.tp || (s.shared_experts * s.shared_ffn) % d.tp))) {
     throw std::invalid_argument("parallelism: degrees do not divide the model shape");
+  }
+  if (d.cp_comm != CpCommType::kP2p && !s.fused_attention) {
+    throw std::invalid_argument("parallelism.cp_comm_type: all_gather and a2a need model.fused_attention");
+  }
+  if (d.cp_comm == CpCommType::kAllToAll && ((s.heads / d.tp) % d.cp || (s.kv_heads / d.tp) % d.cp)) {
+    throw std::invalid_argument("parallelism.cp_comm_type: a2a needs the heads per TP rank divisible by CP");
   }
   const double e = dtype_bytes(storage_dtype(s.dtype));  // activations and their communication
   const double t = d.tp;
@@ -424,27 +447,67 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
       }
     }
     const std::size_t core_begin = b.ops.size();  // the attention core (selective recomputation) starts here
-    if (d.cp > 1) {
+    // This rank's Q, K, V and attention output (T local tokens).
+    const double q_bytes = T * a_l * dqk * e, k_bytes = T * kv_l * dqk * e, v_bytes = T * kv_l * dv * e,
+                 o_bytes = T * a_l * dv * e;
+    const CpExchangeBytes exchange =
+        cp_exchange_bytes(d.cp_comm, d.cp, s.causal_attention, q_bytes, k_bytes, v_bytes, o_bytes);
+    if (d.cp > 1 && d.cp_comm == CpCommType::kP2p) {
       b.collective("cp_ring_fwd", "cp_ring_bwd", CollectiveKind::kRingExchange, GroupKind::kContext,
                    T * kv_l * (dqk + dv) * e);
+    } else if (d.cp > 1 && d.cp_comm == CpCommType::kAllGather) {
+      // K and V gathered over the CP group (two calls), their gradients reduce-scattered back in the
+      // backward, none of it overlapped (Transformer Engine: "KV all-gather between CP ranks is exposed").
+      b.collective("cp_k_allgather", "cp_dk_reducescatter", CollectiveKind::kAllGather, GroupKind::kContext,
+                   d.cp * k_bytes);
+      b.collective("cp_v_allgather", "cp_dv_reducescatter", CollectiveKind::kAllGather, GroupKind::kContext,
+                   d.cp * v_bytes);
+      b.elementwise_bytes("cp_kv_reorder_fwd", "cp_dkv_accumulate_bwd", exchange.forward_before,
+                          exchange.backward_after, T * kv_l * (dqk + dv) * d.cp);
+    } else if (d.cp > 1) {
+      // Ulysses: each all-to-all hands every CP peer its share of the heads for this rank's tokens.
+      b.collective("cp_q_alltoall", "cp_dq_alltoall", CollectiveKind::kAllToAll, GroupKind::kContext,
+                   q_bytes);
+      b.collective("cp_k_alltoall", "cp_dk_alltoall", CollectiveKind::kAllToAll, GroupKind::kContext,
+                   k_bytes);
+      b.collective("cp_v_alltoall", "cp_dv_alltoall", CollectiveKind::kAllToAll, GroupKind::kContext,
+                   v_bytes);
+      b.elementwise_bytes("cp_qkv_reorder_fwd", "cp_dqkv_reorder_bwd", exchange.forward_before,
+                          exchange.backward_after, T * (a_l * dqk + kv_l * (dqk + dv)));
     }
     if (s.fused_attention) {
       // A causal kernel skips the key blocks above the diagonal: it executes half the unmasked FLOPs (the
       // benchmarks' convention), at the lower rate the mask tells the compute model. Unfused attention
-      // computes every score whatever the mask.
+      // computes every score whatever the mask. Every CP type executes the same work per rank (the
+      // load-balanced chunks of the ring and the all-gather, or a 1/cp share of the heads over the whole
+      // sequence after the all-to-all).
       const double executed = s.causal_attention ? 0.5 : 1.0;
       b.matmul("attn_fwd", "attn_bwd", executed * 2 * T * S * a_l * (dqk + dv),
                T * a_l * (dqk + dv) + S * kv_l * (dqk + dv), {}, KernelKind::kAttentionFwd);
-      if (s.causal_attention) b.ops.back().op.attention = {S / d.cp, static_cast<double>(d.cp)};
+      if (s.causal_attention) b.ops.back().op.attention = cp_causal_attention_call(d.cp_comm, S, d.cp);
       // The kernel's head dimension, where queries/keys and values have the same width (not MLA's).
       if (dqk == dv) b.ops.back().op.attention.head_dim = dqk;
-      if (d.cp > 1) {
+      if (d.cp > 1 && d.cp_comm == CpCommType::kP2p) {
         // Transformer Engine's ring around the kernels: K/V packing, half-sequence copies, the per-step
         // output merge and the dQ/dK/dV accumulation (cp_attention_merge.hpp).
-        const CpMergeBytes merge = cp_attention_merge_bytes(d.cp, s.causal_attention, T * a_l * dqk * e,
-                                                            T * a_l * dv * e, T * kv_l * (dqk + dv) * e);
+        const CpMergeBytes merge =
+            cp_attention_merge_bytes(d.cp, s.causal_attention, q_bytes, o_bytes, T * kv_l * (dqk + dv) * e);
         b.elementwise_bytes("cp_attn_merge_fwd", "cp_attn_merge_bwd", merge.forward, merge.backward,
                             T * a_l * dv);
+      } else if (d.cp > 1 && d.cp_comm == CpCommType::kAllGather) {
+        b.elementwise_bytes("cp_out_copy_fwd", "cp_kv_reorder_bwd", exchange.forward_after,
+                            exchange.backward_before, T * a_l * dv);
+        // The backward gathers K and V again (the forward keeps only the local ones): in the reversed
+        // backward these come first, K then V, before the reorder and the attention's backward.
+        b.backward_only_collective("cp_v_allgather", CollectiveKind::kAllGather, GroupKind::kContext,
+                                   d.cp * v_bytes);
+        b.backward_only_collective("cp_k_allgather", CollectiveKind::kAllGather, GroupKind::kContext,
+                                   d.cp * k_bytes);
+      } else if (d.cp > 1) {
+        b.elementwise_bytes("cp_out_reorder_fwd", "cp_dout_reorder_bwd", exchange.forward_after,
+                            exchange.backward_before, T * a_l * dv);
+        b.collective("cp_out_alltoall", "cp_dout_alltoall", CollectiveKind::kAllToAll, GroupKind::kContext,
+                     o_bytes);
       }
     } else {
       // Per sequence and head: scores[q x S] = Q[q x dqk] K^T, then out[q x dv] = P[q x S] V, q = local

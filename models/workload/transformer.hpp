@@ -51,6 +51,7 @@ struct Degrees {
   bool dual_pipe = false;
   bool pp_scatter_gather = false;  // TP > 1, no sequence parallelism, pipeline_scatter_gather set
   bool pp_sync = false;            // PP > 1, pipeline_p2p_sync set: each pipeline send blocks until sent
+  CpCommType cp_comm = CpCommType::kP2p;  // CP > 1: how the attention's inputs are exchanged
   static Degrees from_params(const ParallelismParams& p);
 };
 

@@ -2,6 +2,7 @@
 // shapes the ops carry for the compute model's tile/wave quantization.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "models/workload/cp_attention_merge.hpp"
+#include "models/workload/cp_exchange_bytes.hpp"
 #include "models/workload/gpu_program.hpp"
 #include "models/workload/moe_routing.hpp"
 #include "models/workload/transformer.hpp"
@@ -422,6 +424,137 @@ TEST(ContextParallel, RingBookkeepingMovesTheBytesOfTransformerEnginesTensors) {
   d.cp = 1;
   const LayerOps without_cp = build_layer_ops(s, d, 1, RecomputeMode::kNone);
   EXPECT_EQ(at(without_cp.forward, "cp_attn_merge_fwd"), without_cp.forward.size());
+}
+
+// Names of a pass's ops in order, for checking where the CP types put their collectives and copies.
+std::vector<std::string_view> names_of(const std::vector<LayerOp>& ops) {
+  std::vector<std::string_view> names;
+  for (const auto& op : ops) names.push_back(op.name);
+  return names;
+}
+
+// The ops from `first` up to and including `last` (both must be there, in that order).
+std::vector<std::string_view> span_of(const std::vector<LayerOp>& ops, std::string_view first,
+                                      std::string_view last) {
+  const auto names = names_of(ops);
+  const auto b = std::find(names.begin(), names.end(), first);
+  const auto e = std::find(b, names.end(), last);
+  EXPECT_NE(e, names.end()) << first << " .. " << last;
+  return e == names.end() ? std::vector<std::string_view>{} : std::vector<std::string_view>(b, e + 1);
+}
+
+// Transformer Engine's all-gather context parallelism (AttnFuncWithCPAndKVAllGather): K and V gathered
+// before the kernel and again before its backward, dK/dV reduce-scattered after it, the reorder copies
+// around it, and the kernel's two query chunks per rank against the keys up to their end.
+TEST(ContextParallel, AllGatherGathersKvTwiceAndReduceScattersItsGradients) {
+  // Bytes by hand for CP 4, causal: q = 10, k = 3, v = 5, out = 10.
+  const double q = 10, k = 3, v = 5, o = 10, kv = k + v;
+  const CpExchangeBytes ag = cp_exchange_bytes(CpCommType::kAllGather, 4, true, q, k, v, o);
+  EXPECT_DOUBLE_EQ(ag.forward_before, 2 * 4 * kv);            // index_select of the gathered K, V
+  EXPECT_DOUBLE_EQ(ag.forward_after, 2 * o);                  // two output halves copied
+  EXPECT_DOUBLE_EQ(ag.backward_before, 2 * 4 * kv + 4 * kv);  // gathered again and reordered; dK, dV zeroed
+  EXPECT_DOUBLE_EQ(ag.backward_after, 2 * q + 3 * 4.5 * kv + 2 * 4 * kv);  // ranges (r+1)c + (8-r)c = 4.5 kv
+  // Without a mask both chunks' ranges are the whole gathered sequence.
+  EXPECT_DOUBLE_EQ(cp_exchange_bytes(CpCommType::kAllGather, 4, false, q, k, v, o).backward_after,
+                   2 * q + 3 * 8 * kv + 2 * 4 * kv);
+  // Two chunks of seq / 8 tokens per rank; 1/8 of the work on a causal diagonal.
+  EXPECT_EQ(cp_causal_attention_call(CpCommType::kAllGather, 4096, 4), (AttentionCall{512, 8}));
+  EXPECT_EQ(cp_causal_attention_call(CpCommType::kP2p, 4096, 4), (AttentionCall{1024, 4}));
+  EXPECT_EQ(cp_causal_attention_call(CpCommType::kAllToAll, 4096, 4), (AttentionCall{4096, 1}));
+
+  Degrees d;
+  d.tp = 2;
+  d.cp = 4;
+  d.cp_comm = CpCommType::kAllGather;
+  const ModelShape s = llama_like(DType::kBf16);
+  const LayerOps ops = build_layer_ops(s, d, 1, RecomputeMode::kSelective);
+  EXPECT_EQ(span_of(ops.forward, "cp_k_allgather", "cp_out_copy_fwd"),
+            (std::vector<std::string_view>{"cp_k_allgather", "cp_v_allgather", "cp_kv_reorder_fwd",
+                                           "attn_fwd", "cp_out_copy_fwd"}));
+  // Backward: the selective recomputation repeats the core (gathers included), then the backward gathers K
+  // and V again, reorders, runs the kernel and reduce-scatters dV, dK.
+  EXPECT_EQ(span_of(ops.backward, "cp_k_allgather", "cp_out_copy_fwd"),
+            (std::vector<std::string_view>{"cp_k_allgather", "cp_v_allgather", "cp_kv_reorder_fwd",
+                                           "attn_fwd", "cp_out_copy_fwd"}));
+  EXPECT_EQ(span_of(ops.backward, "cp_kv_reorder_bwd", "cp_dk_reducescatter"),
+            (std::vector<std::string_view>{"cp_kv_reorder_bwd", "attn_bwd", "cp_dkv_accumulate_bwd",
+                                           "cp_dv_reducescatter", "cp_dk_reducescatter"}));
+  const auto names = names_of(ops.backward);
+  const auto bwd_attn = std::find(names.begin(), names.end(), "attn_bwd") - names.begin();
+  ASSERT_GE(bwd_attn, 3);
+  EXPECT_EQ(names[bwd_attn - 3], "cp_k_allgather");
+  EXPECT_EQ(ops.backward[bwd_attn - 3].phase, Phase::kBackward);
+  EXPECT_EQ(names[bwd_attn - 2], "cp_v_allgather");
+  // Sizes: the gathered K is cp times this rank's (tokens seq/cp, kv heads / tp, head dim), 2 bytes each.
+  const double tokens = s.seq / 4.0, kv_heads = s.kv_heads / 2.0, dh = static_cast<double>(s.head_dim());
+  const double k_local = tokens * kv_heads * dh * 2;
+  const auto& gather = find_op(ops.forward, "cp_k_allgather", Phase::kForward);
+  EXPECT_EQ(gather.collective, CollectiveKind::kAllGather);
+  EXPECT_EQ(gather.group, GroupKind::kContext);
+  EXPECT_EQ(gather.comm_bytes, static_cast<std::uint64_t>(4 * k_local));
+  const auto& scatter = find_op(ops.backward, "cp_dk_reducescatter", Phase::kBackward);
+  EXPECT_EQ(scatter.collective, CollectiveKind::kReduceScatter);
+  EXPECT_EQ(scatter.comm_bytes, static_cast<std::uint64_t>(4 * k_local));
+  const double q_local = tokens * (s.heads / 2.0) * dh * 2;
+  const CpExchangeBytes want =
+      cp_exchange_bytes(CpCommType::kAllGather, 4, true, q_local, k_local, k_local, q_local);
+  EXPECT_DOUBLE_EQ(find_op(ops.forward, "cp_kv_reorder_fwd", Phase::kForward).bytes, want.forward_before);
+  EXPECT_DOUBLE_EQ(find_op(ops.backward, "cp_kv_reorder_bwd", Phase::kBackward).bytes, want.backward_before);
+  EXPECT_DOUBLE_EQ(find_op(ops.backward, "cp_dkv_accumulate_bwd", Phase::kBackward).bytes,
+                   want.backward_after);
+  // The same work as the ring, called as two chunks per rank; no ring and no ring bookkeeping.
+  Degrees ring = d;
+  ring.cp_comm = CpCommType::kP2p;
+  const LayerOps ring_ops = build_layer_ops(s, ring, 1, RecomputeMode::kSelective);
+  EXPECT_DOUBLE_EQ(find_op(ops.forward, "attn_fwd", Phase::kForward).flops,
+                   find_op(ring_ops.forward, "attn_fwd", Phase::kForward).flops);
+  EXPECT_EQ(find_op(ops.forward, "attn_fwd", Phase::kForward).attention, (AttentionCall{s.seq / 8.0, 8, dh}));
+  for (std::string_view gone : {"cp_ring_fwd", "cp_attn_merge_fwd"})
+    EXPECT_EQ(std::count(names.begin(), names.end(), gone), 0) << gone;
+}
+
+// Transformer Engine's all-to-all context parallelism (DeepSpeed-Ulysses; AttnFuncWithCPAndQKVOA2A): Q, K, V
+// exchanged for a head split, one causal call over the whole sequence, the output exchanged back.
+TEST(ContextParallel, AllToAllSwitchesToAHeadSplitAroundAFullSequenceAttention) {
+  const double q = 10, k = 3, v = 5, o = 10;
+  const CpExchangeBytes a2a = cp_exchange_bytes(CpCommType::kAllToAll, 2, true, q, k, v, o);
+  EXPECT_DOUBLE_EQ(a2a.forward_before, 4 * (q + k + v));  // each copied on either side of its all-to-all
+  EXPECT_DOUBLE_EQ(a2a.forward_after, 4 * o);
+  EXPECT_DOUBLE_EQ(a2a.backward_before, 4 * o);
+  EXPECT_DOUBLE_EQ(a2a.backward_after, 4 * (q + k + v));
+
+  Degrees d;
+  d.cp = 2;
+  d.cp_comm = CpCommType::kAllToAll;
+  const ModelShape s = llama_like(DType::kBf16);
+  const LayerOps ops = build_layer_ops(s, d, 1, RecomputeMode::kNone);
+  EXPECT_EQ(
+      span_of(ops.forward, "cp_q_alltoall", "cp_out_alltoall"),
+      (std::vector<std::string_view>{"cp_q_alltoall", "cp_k_alltoall", "cp_v_alltoall", "cp_qkv_reorder_fwd",
+                                     "attn_fwd", "cp_out_reorder_fwd", "cp_out_alltoall"}));
+  EXPECT_EQ(span_of(ops.backward, "cp_dout_alltoall", "cp_dq_alltoall"),
+            (std::vector<std::string_view>{"cp_dout_alltoall", "cp_dout_reorder_bwd", "attn_bwd",
+                                           "cp_dqkv_reorder_bwd", "cp_dv_alltoall", "cp_dk_alltoall",
+                                           "cp_dq_alltoall"}));
+  const double tokens = s.seq / 2.0, dh = static_cast<double>(s.head_dim());
+  const auto& out = find_op(ops.forward, "cp_out_alltoall", Phase::kForward);
+  EXPECT_EQ(out.collective, CollectiveKind::kAllToAll);
+  EXPECT_EQ(out.group, GroupKind::kContext);
+  EXPECT_EQ(out.comm_bytes, static_cast<std::uint64_t>(tokens * s.heads * dh * 2));
+  EXPECT_EQ(find_op(ops.forward, "cp_k_alltoall", Phase::kForward).comm_bytes,
+            static_cast<std::uint64_t>(tokens * s.kv_heads * dh * 2));
+  EXPECT_EQ(find_op(ops.forward, "attn_fwd", Phase::kForward).attention,
+            (AttentionCall{static_cast<double>(s.seq), 1, dh}));
+  // Heads that do not split over the CP group are refused (8 key/value heads over TP 2 x CP 8).
+  d.tp = 2;
+  d.cp = 8;
+  EXPECT_THROW(build_layer_ops(s, d, 1, RecomputeMode::kNone), std::invalid_argument);
+  // So is either exchange without Transformer Engine's fused attention.
+  ModelShape unfused = s;
+  unfused.fused_attention = false;
+  d.tp = 1;
+  d.cp = 2;
+  EXPECT_THROW(build_layer_ops(unfused, d, 1, RecomputeMode::kNone), std::invalid_argument);
 }
 
 }  // namespace
