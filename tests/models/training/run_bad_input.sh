@@ -20,6 +20,13 @@ expect bad_nccl_protocol "training.nccl_protocol" 's/grad_bucket_bytes: 8000000/
 expect param_gather_without_zero "training.overlap_param_gather" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 overlap_param_gather: true/'
 expect cp_overlap_without_cp "training.no_cp_comm_overlap" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 no_cp_comm_overlap: true/'
 expect zero3_prefetch_without_zero3 "training.no_zero3_prefetch" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 no_zero3_prefetch: true/'
+# Context parallelism's communication types: an unknown name, a type without CP, without fused attention,
+# heads that do not split for the all-to-all, and the ring's overlap switch on another type.
+expect bad_cp_comm_type "parallelism.cp_comm_type: must be" 's/data_parallel: 4 }/data_parallel: 2 context_parallel: 2 cp_comm_type: "ring" }/'
+expect cp_comm_type_without_cp "parallelism.cp_comm_type.*context_parallel is 1" 's/data_parallel: 4 }/data_parallel: 4 cp_comm_type: "all_gather" }/'
+expect cp_comm_type_unfused "parallelism.cp_comm_type.*model.fused_attention" 's/data_parallel: 4 }/data_parallel: 2 context_parallel: 2 cp_comm_type: "all_gather" }/'
+expect a2a_heads "parallelism.cp_comm_type.*divisible by parallelism.context_parallel" 's/vocab_size: 32000/vocab_size: 32000 fused_attention: true num_kv_heads: 2/; s/data_parallel: 4 }/data_parallel: 2 context_parallel: 2 cp_comm_type: "a2a" }/'
+expect cp_overlap_with_all_gather "training.no_cp_comm_overlap.*all_gather" 's/vocab_size: 32000/vocab_size: 32000 fused_attention: true/; s/data_parallel: 4 }/data_parallel: 2 context_parallel: 2 cp_comm_type: "all_gather" }/; s/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 no_cp_comm_overlap: true/'
 # Issue #25: an MoE without moe_top_k was silently top-1, and absurd sizes passed.
 expect moe_top_k_0 "model.moe_top_k" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 8 moe_top_k: 0/'
 expect moe_top_k_unset "model.moe_top_k" 's/vocab_size: 32000/vocab_size: 32000 num_experts: 8/'
