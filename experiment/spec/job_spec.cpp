@@ -383,6 +383,10 @@ void validate_job_spec(const JobSpec& s) {
   if (p.hierarchical_all_to_all() && p.expert_parallel() <= 1) {
     fail("parallelism.hierarchical_all_to_all", "set but parallelism.expert_parallel <= 1");
   }
+  for (const auto& [value, field] : {std::pair{m.attention_dropout(), "model.attention_dropout"},
+                                      std::pair{m.hidden_dropout(), "model.hidden_dropout"}}) {
+    if (!(value >= 0 && value < 1)) fail(field, "must be within [0, 1) (got " + std::to_string(value) + ")");
+  }
   const std::string& cp_comm = p.cp_comm_type();
   if (!cp_comm.empty() && cp_comm != "p2p" && cp_comm != "all_gather" && cp_comm != "a2a") {
     fail("parallelism.cp_comm_type", "must be \"p2p\", \"all_gather\" or \"a2a\" (got \"" + cp_comm + "\")");
@@ -522,6 +526,8 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   m.untied_embeddings = sm.untied_embeddings();
   m.fused_attention = sm.fused_attention();
   m.causal_attention = !sm.bidirectional_attention();
+  m.attention_dropout = sm.attention_dropout();
+  m.hidden_dropout = sm.hidden_dropout();
   m.moe_ffn_hidden_size = sm.moe_ffn_hidden_size();
   m.num_shared_experts = sm.num_shared_experts();
   m.shared_expert_ffn_hidden_size = sm.shared_expert_ffn_hidden_size();

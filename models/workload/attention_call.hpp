@@ -16,10 +16,13 @@ namespace warpsim::workload {
 // head_dim: the kernel's head dimension (query/key and value alike), whose rate the GPU profile gives at
 // 64, 128 and 256; 0 = unknown or unequal query and value widths (MLA's 192/128), charged at the head
 // dimension 128 rate.
+// dropout: the kernel applies dropout to the probabilities, at the rate the GPU profile gives for that.
 struct AttentionCall {
   double causal_keys = 0;
   double cp_steps = 1;
   double head_dim = 0;
+  // Dropout on the attention probabilities inside the fused kernel (training with attention_dropout > 0).
+  bool dropout = false;
 
   bool causal() const { return causal_keys > 0; }
   bool operator==(const AttentionCall&) const = default;

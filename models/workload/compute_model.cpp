@@ -189,6 +189,7 @@ double ComputeModel::seconds(const ComputeWork& op) const {
         causal_attention_slowdown(op.attention, k.causal) /
         attention_head_dim_factor(
             op.attention, op.kernel == KernelKind::kAttentionBwd ? k.attn_bwd_head_dim : k.attn_fwd_head_dim);
+    if (op.attention.dropout) work *= k.attn_dropout;
   }
   const double t_compute =
       op.flops > 0 ? work / (peak * kernel_efficiency(op.kernel, op.dtype)) * gemm_quantization(gpu_, op.gemm)

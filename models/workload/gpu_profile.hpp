@@ -51,6 +51,9 @@ struct KernelEfficiency {
   // Fused attention forward / backward by head dimension, over the head dimension 128 rate (1: not measured).
   HeadDimFactors attn_fwd_head_dim{1, 1, 1};
   HeadDimFactors attn_bwd_head_dim{1, 1, 1};
+  // Fused attention forward + backward time with dropout on the probabilities over its time without (1: not
+  // measured).
+  double attn_dropout = 1;
 
   // Sustained large-GEMM efficiency for `d` (fraction of that dtype's dense peak).
   double gemm(DType d) const { return sustain * (d == DType::kFp8 ? gemm_fp8 : gemm_bf16); }

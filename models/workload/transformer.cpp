@@ -243,6 +243,8 @@ ModelShape ModelShape::from_params(const ModelParams& m) {
   s.untied = m.untied_embeddings;
   s.fused_attention = m.fused_attention;
   s.causal_attention = m.causal_attention;
+  s.attention_dropout = m.attention_dropout;
+  s.hidden_dropout = m.hidden_dropout;
   if (s.moe()) {
     s.moe_ffn = m.moe_ffn_hidden_size ? m.moe_ffn_hidden_size : m.ffn_hidden_size;
     s.shared_experts = m.num_shared_experts;
@@ -402,6 +404,16 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
       b.collective("tp_allreduce", "tp_allreduce", CollectiveKind::kAllReduce, GroupKind::kTensor, T * h * e);
     }
   };
+  // The residual add after the attention and after the MLP (Megatron's fused bias-dropout-add: read two,
+  // write one). With hidden dropout the kernel also writes a one-byte keep-mask, which the backward reads.
+  const auto residual = [&](Builder& b, std::string_view f, std::string_view bwd) {
+    if (s.hidden_dropout <= 0) {
+      b.elementwise(f, bwd, T_sp * h, 3);
+      return;
+    }
+    const double elements = T_sp * h;
+    b.elementwise_bytes(f, bwd, 3 * e * elements + elements, 2 * 3 * e * elements + elements, elements);
+  };
   // A (gated) MLP of width f_l per GPU over all local tokens.
   const auto mlp = [&](Builder& b, std::string_view pre, double f_l) {
     const bool dense = pre == "mlp";
@@ -487,6 +499,8 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
       if (s.causal_attention) b.ops.back().op.attention = cp_causal_attention_call(d.cp_comm, S, d.cp);
       // The kernel's head dimension, where queries/keys and values have the same width (not MLA's).
       if (dqk == dv) b.ops.back().op.attention.head_dim = dqk;
+      // Dropout on the probabilities inside the kernel (its Philox RNG and mask), at the GPU's measured rate.
+      b.ops.back().op.attention.dropout = s.attention_dropout > 0;
       if (d.cp > 1 && d.cp_comm == CpCommType::kP2p) {
         // Transformer Engine's ring around the kernels: K/V packing, half-sequence copies, the per-step
         // output merge and the dQ/dK/dV accumulation (cp_attention_merge.hpp).
@@ -525,7 +539,7 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
     const std::size_t core_end = b.ops.size();
     b.gemm("proj_fwd", "proj_bwd", T, a_l * dv, h, true, true);
     tp_exit(b);
-    b.elementwise("attn_residual_fwd", "attn_residual_bwd", T_sp * h, 3);
+    residual(b, "attn_residual_fwd", "attn_residual_bwd");
     b.elementwise("ln2_fwd", "ln2_bwd", T_sp * h, 2);
     tp_enter(b);
     if (dense_mlp) {
@@ -561,7 +575,7 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
       }
     }
     tp_exit(b);
-    b.elementwise("mlp_residual_fwd", "mlp_residual_bwd", T_sp * h, 3);
+    residual(b, "mlp_residual_fwd", "mlp_residual_bwd");
 
     // ZeRO-3 gathers this layer's parameters before each use and reduce-scatters its gradients after the
     // backward (no prefetch across micro-batches; the training program issues each gather one layer ahead

@@ -28,6 +28,7 @@ struct ModelShape {
   bool gated_mlp = false, linear_bias = false, rms_norm = false, learned_pos = false, untied = false;
   bool fused_attention = false;
   bool causal_attention = true;  // decoder self-attention: fused kernels skip the masked half
+  double attention_dropout = 0, hidden_dropout = 0;  // training dropout probabilities (job_params.hpp)
 
   bool moe() const { return experts > 1; }
   bool mla() const { return kv_lora > 0; }

@@ -20,6 +20,9 @@ expect bad_nccl_protocol "training.nccl_protocol" 's/grad_bucket_bytes: 8000000/
 expect param_gather_without_zero "training.overlap_param_gather" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 overlap_param_gather: true/'
 expect cp_overlap_without_cp "training.no_cp_comm_overlap" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 no_cp_comm_overlap: true/'
 expect zero3_prefetch_without_zero3 "training.no_zero3_prefetch" 's/grad_bucket_bytes: 8000000/grad_bucket_bytes: 8000000 no_zero3_prefetch: true/'
+# Dropout probabilities outside [0, 1).
+expect attention_dropout_one "model.attention_dropout: must be within" 's/vocab_size: 32000/vocab_size: 32000 attention_dropout: 1/'
+expect hidden_dropout_negative "model.hidden_dropout: must be within" 's/vocab_size: 32000/vocab_size: 32000 hidden_dropout: -0.1/'
 # Context parallelism's communication types: an unknown name, a type without CP, without fused attention,
 # heads that do not split for the all-to-all, and the ring's overlap switch on another type.
 expect bad_cp_comm_type "parallelism.cp_comm_type: must be" 's/data_parallel: 4 }/data_parallel: 2 context_parallel: 2 cp_comm_type: "ring" }/'

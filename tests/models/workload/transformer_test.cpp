@@ -443,6 +443,37 @@ std::vector<std::string_view> span_of(const std::vector<LayerOp>& ops, std::stri
   return e == names.end() ? std::vector<std::string_view>{} : std::vector<std::string_view>(b, e + 1);
 }
 
+// Training dropout: the fused kernel carries the flag (forward, recomputed and backward); the bias-dropout-add
+// residuals write a one-byte mask that their backward reads; nothing changes at p = 0.
+TEST(Dropout, FusedAttentionCarriesItAndResidualsMoveTheMask) {
+  Degrees d;
+  d.tp = 2;
+  d.sequence_parallel = true;
+  ModelShape s = llama_like(DType::kBf16);
+  const LayerOps none = build_layer_ops(s, d, 2, RecomputeMode::kSelective);
+  s.attention_dropout = 0.1;
+  s.hidden_dropout = 0.1;
+  const LayerOps with = build_layer_ops(s, d, 2, RecomputeMode::kSelective);
+  ASSERT_EQ(names_of(with.forward), names_of(none.forward));
+  ASSERT_EQ(names_of(with.backward), names_of(none.backward));
+  for (const auto* op : {&find_op(with.forward, "attn_fwd", Phase::kForward),
+                         &find_op(with.backward, "attn_fwd", Phase::kRecompute),
+                         &find_op(with.backward, "attn_bwd", Phase::kBackward)}) {
+    EXPECT_TRUE(op->attention.dropout) << op->name;
+  }
+  EXPECT_FALSE(find_op(none.forward, "attn_fwd", Phase::kForward).attention.dropout);
+  // Residuals on the sequence-parallel shard: 2 sequences x 4096 tokens / TP 2, hidden 4096, BF16.
+  const double elements = 2.0 * 4096 / 2 * 4096;
+  for (std::string_view name : {"attn_residual", "mlp_residual"}) {
+    const std::string f = std::string(name) + "_fwd", b = std::string(name) + "_bwd";
+    EXPECT_DOUBLE_EQ(find_op(none.forward, f, Phase::kForward).bytes, 3 * 2 * elements) << name;
+    EXPECT_DOUBLE_EQ(find_op(with.forward, f, Phase::kForward).bytes, 3 * 2 * elements + elements) << name;
+    EXPECT_DOUBLE_EQ(find_op(none.backward, b, Phase::kBackward).bytes, 2 * 3 * 2 * elements) << name;
+    EXPECT_DOUBLE_EQ(find_op(with.backward, b, Phase::kBackward).bytes, 2 * 3 * 2 * elements + elements)
+        << name;
+  }
+}
+
 // Transformer Engine's all-gather context parallelism (AttnFuncWithCPAndKVAllGather): K and V gathered
 // before the kernel and again before its backward, dK/dV reduce-scattered after it, the reorder copies
 // around it, and the kernel's two query chunks per rank against the keys up to their end.
