@@ -49,21 +49,18 @@ constexpr HeadDimFactors kCudnnBwdHeadDim{432.0 / 518, 1, 580.0 / 600};
 // H200 0.614 against 0.594 ms, B300 0.525 against 0.480 ms.
 constexpr double kHopperAttnDropout = 0.614 / 0.594;
 constexpr double kBlackwellAttnDropout = 0.525 / 0.480;
-constexpr KernelEfficiency kH100{1830,          1466,         kHopperSustain,   794.5 / 989.5,
-                                 1402.6 / 1979, 600 / 989.5,  518 / 989.5,      0.85,
-                                 kGap,          kCudnnCausal, kCudnnFwdHeadDim, kCudnnBwdHeadDim,
-                                 kHopperAttnDropout};
-constexpr KernelEfficiency kH200{1830,          1466,         kHopperSustain,   823.9 / 989.5,
-                                 1453.4 / 1979, 600 / 989.5,  518 / 989.5,      0.85,
-                                 kGap,          kCudnnCausal, kCudnnFwdHeadDim, kCudnnBwdHeadDim,
-                                 kHopperAttnDropout};
+constexpr KernelEfficiency kH100{
+    1830, 1466, kHopperSustain, 794.5 / 989.5,    1402.6 / 1979,    600 / 989.5,       518 / 989.5,
+    0.85, kGap, kCudnnCausal,   kCudnnFwdHeadDim, kCudnnBwdHeadDim, kHopperAttnDropout};
+constexpr KernelEfficiency kH200{
+    1830, 1466, kHopperSustain, 823.9 / 989.5,    1453.4 / 1979,    600 / 989.5,       518 / 989.5,
+    0.85, kGap, kCudnnCausal,   kCudnnFwdHeadDim, kCudnnBwdHeadDim, kHopperAttnDropout};
 // B200: sustain = bf16 MSMF / MAMF with all 8 GPUs busy, 1426.4 / 1751.2. No public attention measurement on
 // Blackwell was found: Hopper's cuDNN fractions are used (docs/gpu-profiles.md). Dropout's cost is the one
 // Blackwell measurement found, on B300 (sm103; B200 is sm100).
-constexpr KernelEfficiency kB200{1965,          1320,         1426.4 / 1751.2,  1751.2 / 2250,
-                                 3432.5 / 4500, 600 / 989.5,  518 / 989.5,      0.85,
-                                 kGap,          kCudnnCausal, kCudnnFwdHeadDim, kCudnnBwdHeadDim,
-                                 kBlackwellAttnDropout};
+constexpr KernelEfficiency kB200{
+    1965, 1320, 1426.4 / 1751.2, 1751.2 / 2250,    3432.5 / 4500,    600 / 989.5,          518 / 989.5,
+    0.85, kGap, kCudnnCausal,    kCudnnFwdHeadDim, kCudnnBwdHeadDim, kBlackwellAttnDropout};
 
 constexpr std::array<GpuProfile, 5> kProfiles{{
     {"A100-80GB", 312 * kT, 312 * kT, 0.0, 19.5 * kT, 80 * kG, 2039 * kG, 600 * kG, 400, 108, 256, 128, 64,
