@@ -44,16 +44,8 @@ class Builder {
     if (wgrad_gather_bytes_ > 0) {
       // Placed after the GEMM's forward, so that in the reversed backward it comes just before the GEMM's
       // backward, whose weight gradient needs the gathered input.
-      LayerOp g;
-      g.kind = OpKind::kCollective;
-      g.phase = Phase::kBackward;
-      g.name = "tp_allgather";
-      g.collective = CollectiveKind::kAllGather;
-      g.group = GroupKind::kTensor;
-      g.comm_bytes = static_cast<std::uint64_t>(wgrad_gather_bytes_);
-      Proto proto{g, "tp_allgather"};
-      proto.backward_only = true;
-      ops.push_back(proto);
+      backward_only_collective("tp_allgather", CollectiveKind::kAllGather, GroupKind::kTensor,
+                               wgrad_gather_bytes_);
       wgrad_gather_bytes_ = 0;
     }
   }
@@ -105,8 +97,9 @@ class Builder {
     ops.push_back({op, bwd_name});
   }
 
-  // A collective only the backward runs, placed where, in the reversed backward, it must come (Transformer
-  // Engine's all-gather context parallelism gathers K and V again before the attention's backward).
+  // A collective only the backward runs, placed where, in the reversed backward, it must come (sequence
+  // parallelism's input all-gather for a weight gradient; Transformer Engine's all-gather context parallelism
+  // gathers K and V again before the attention's backward).
   void backward_only_collective(std::string_view name, CollectiveKind k, GroupKind g, double bytes) {
     LayerOp op;
     op.kind = OpKind::kCollective;
