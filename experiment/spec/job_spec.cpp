@@ -384,7 +384,7 @@ void validate_job_spec(const JobSpec& s) {
     fail("parallelism.hierarchical_all_to_all", "set but parallelism.expert_parallel <= 1");
   }
   for (const auto& [value, field] : {std::pair{m.attention_dropout(), "model.attention_dropout"},
-                                      std::pair{m.hidden_dropout(), "model.hidden_dropout"}}) {
+                                     std::pair{m.hidden_dropout(), "model.hidden_dropout"}}) {
     if (!(value >= 0 && value < 1)) fail(field, "must be within [0, 1) (got " + std::to_string(value) + ")");
   }
   const std::string& cp_comm = p.cp_comm_type();

@@ -443,8 +443,8 @@ std::vector<std::string_view> span_of(const std::vector<LayerOp>& ops, std::stri
   return e == names.end() ? std::vector<std::string_view>{} : std::vector<std::string_view>(b, e + 1);
 }
 
-// Training dropout: the fused kernel carries the flag (forward, recomputed and backward); the bias-dropout-add
-// residuals write a one-byte mask that their backward reads; nothing changes at p = 0.
+// Training dropout: the fused kernel carries the flag (forward, recomputed and backward); the
+// bias-dropout-add residuals write a one-byte mask that their backward reads; nothing changes at p = 0.
 TEST(Dropout, FusedAttentionCarriesItAndResidualsMoveTheMask) {
   Degrees d;
   d.tp = 2;
