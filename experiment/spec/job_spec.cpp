@@ -81,6 +81,14 @@ workload::PipelineScheduleKind to_schedule(JobParallelism::PipelineSchedule s) {
   }
 }
 
+// Megatron-Core's --cp-comm-type names ("" = the default ring).
+workload::CpCommType to_cp_comm_type(const std::string& name) {
+  if (name.empty() || name == "p2p") return workload::CpCommType::kP2p;
+  if (name == "all_gather") return workload::CpCommType::kAllGather;
+  if (name == "a2a") return workload::CpCommType::kAllToAll;
+  fail("parallelism.cp_comm_type", "must be \"p2p\", \"all_gather\" or \"a2a\" (got \"" + name + "\")");
+}
+
 workload::Optimizer to_optimizer(JobTraining::Optimizer o) {
   switch (o) {
     case JobTraining::ADAM:
@@ -388,17 +396,15 @@ void validate_job_spec(const JobSpec& s) {
     if (!(value >= 0 && value < 1)) fail(field, "must be within [0, 1) (got " + std::to_string(value) + ")");
   }
   const std::string& cp_comm = p.cp_comm_type();
-  if (!cp_comm.empty() && cp_comm != "p2p" && cp_comm != "all_gather" && cp_comm != "a2a") {
-    fail("parallelism.cp_comm_type", "must be \"p2p\", \"all_gather\" or \"a2a\" (got \"" + cp_comm + "\")");
-  }
-  if (!cp_comm.empty() && cp_comm != "p2p") {
+  const workload::CpCommType cp_type = to_cp_comm_type(cp_comm);
+  if (cp_type != workload::CpCommType::kP2p) {
     if (p.context_parallel() <= 1) {
       fail("parallelism.cp_comm_type", "\"" + cp_comm + "\" set but parallelism.context_parallel is 1");
     }
     // Transformer Engine runs context parallelism only inside its fused attention.
     if (!m.fused_attention())
       fail("parallelism.cp_comm_type", "\"" + cp_comm + "\" needs model.fused_attention");
-    if (cp_comm == "a2a") {
+    if (cp_type == workload::CpCommType::kAllToAll) {
       // The all-to-all hands each CP rank whole heads: the heads a tensor-parallel rank holds must split.
       const std::uint64_t kv_heads = m.kv_lora_rank() != 0 ? m.num_attention_heads() : m.num_kv_heads();
       const std::uint64_t tp = p.tensor_parallel();
@@ -478,7 +484,7 @@ void validate_job_spec(const JobSpec& s) {
                                             str(std::max(1u, p.context_parallel())) +
                                             ": there is no KV exchange to overlap");
   }
-  if (t.no_cp_comm_overlap() && !p.cp_comm_type().empty() && p.cp_comm_type() != "p2p") {
+  if (t.no_cp_comm_overlap() && cp_type != workload::CpCommType::kP2p) {
     fail("training.no_cp_comm_overlap", "set but parallelism.cp_comm_type is \"" + p.cp_comm_type() +
                                             "\": only the p2p ring overlaps its exchange with the attention");
   }
@@ -556,9 +562,7 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   d.first_stage_layers = sp.first_stage_layers();
   d.last_stage_layers = sp.last_stage_layers();
   d.hierarchical_all_to_all = sp.hierarchical_all_to_all();
-  d.cp_comm_type = sp.cp_comm_type() == "all_gather" ? workload::CpCommType::kAllGather
-                   : sp.cp_comm_type() == "a2a"      ? workload::CpCommType::kAllToAll
-                                                     : workload::CpCommType::kP2p;
+  d.cp_comm_type = to_cp_comm_type(sp.cp_comm_type());
 
   const auto& st = s.training();
   auto& t = p.training;
