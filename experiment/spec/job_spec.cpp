@@ -534,6 +534,7 @@ workload::JobParams to_job_params(const JobSpec& spec) {
   m.causal_attention = !sm.bidirectional_attention();
   m.attention_dropout = sm.attention_dropout();
   m.hidden_dropout = sm.hidden_dropout();
+  m.cross_entropy_loss_fusion = sm.cross_entropy_loss_fusion();
   m.moe_ffn_hidden_size = sm.moe_ffn_hidden_size();
   m.num_shared_experts = sm.num_shared_experts();
   m.shared_expert_ffn_hidden_size = sm.shared_expert_ffn_hidden_size();

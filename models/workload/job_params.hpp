@@ -72,6 +72,7 @@ struct ModelParams {
   bool causal_attention = true;              // decoder (causal) self-attention; false: bidirectional
   double attention_dropout = 0;              // dropout on the attention probabilities, [0, 1)
   double hidden_dropout = 0;                 // dropout in the residual bias-dropout-adds, [0, 1)
+  bool cross_entropy_loss_fusion = false;    // Megatron-Core's compiled cross entropy (fewer HBM passes)
   // DeepSeek-style MoE (MoE only). Megatron-LM's --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size
   // (here count x width) and --moe-layer-freq's leading dense layers.
   std::uint32_t moe_ffn_hidden_size = 0;            // each routed expert's FFN width; 0 = ffn_hidden_size

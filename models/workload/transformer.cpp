@@ -238,6 +238,7 @@ ModelShape ModelShape::from_params(const ModelParams& m) {
   s.causal_attention = m.causal_attention;
   s.attention_dropout = m.attention_dropout;
   s.hidden_dropout = m.hidden_dropout;
+  s.fused_cross_entropy = m.cross_entropy_loss_fusion;
   if (s.moe()) {
     s.moe_ffn = m.moe_ffn_hidden_size ? m.moe_ffn_hidden_size : m.ffn_hidden_size;
     s.shared_experts = m.num_shared_experts;
@@ -641,16 +642,27 @@ LayerOps build_layer_ops(const ModelShape& s, const Degrees& d, std::uint64_t mi
   head.elementwise("final_ln_fwd", "final_ln_bwd", T_sp * h, 2);
   tp_enter(head);
   head.gemm("lm_head_fwd", "lm_head_bwd", T, h, V_l, false);
-  // Megatron-LM's vocab-parallel cross entropy (megatron/core/tensor_parallel/cross_entropy.py), per logit:
-  // forward: cast to fp32 (read 2, write 4), max (read 4), subtract in place (8), exp in place (8), sum
-  // (read 4), normalize in place (8) = 38 bytes with BF16 logits; backward: scale the saved fp32 softmax in
-  // place (8) and cast the gradient back for the output GEMM (read 4, write 2) = 14 bytes.
   const double logits = T * V_l;
   const double le = dtype_bytes(storage_dtype(s.dtype));
-  head.elementwise_bytes("loss_fwd", "loss_bwd", (le + 4 + 4 + 8 + 8 + 4 + 8) * logits, (8 + 4 + le) * logits,
-                         logits);
+  if (s.fused_cross_entropy) {
+    // Megatron-Core's fused cross entropy (megatron/core/fusions/fused_cross_entropy.py): the same passes
+    // grouped into three compiled functions, each one HBM pass over the logits. Forward: cast to fp32 with
+    // the max in the same loop (read le, write 4); subtract, exp and sum-exp, written back in place (read 4,
+    // write 4); normalize in place after the all-reduce (8) = 22 bytes with BF16 logits. Backward: the target
+    // update, the scale by the loss gradient and the cast back in one kernel that also writes the mutated
+    // softmax back (read 4, write 4 + le) = 10 bytes.
+    head.elementwise_bytes("loss_fwd", "loss_bwd", (le + 4 + 8 + 8) * logits, (8 + le) * logits, logits);
+  } else {
+    // Megatron-LM's vocab-parallel cross entropy (megatron/core/tensor_parallel/cross_entropy.py), eager,
+    // per logit: forward: cast to fp32 (read 2, write 4), max (read 4), subtract in place (8), exp in place
+    // (8), sum (read 4), normalize in place (8) = 38 bytes with BF16 logits; backward: scale the saved fp32
+    // softmax in place (8) and cast the gradient back for the output GEMM (read 4, write 2) = 14 bytes.
+    head.elementwise_bytes("loss_fwd", "loss_bwd", (le + 4 + 4 + 8 + 8 + 4 + 8) * logits,
+                           (8 + 4 + le) * logits, logits);
+  }
   if (d.tp > 1) {
-    // Vocabulary-parallel cross entropy all-reduces max, sum-exp and target logit (fp32 per token).
+    // Vocabulary-parallel cross entropy all-reduces max, sum-exp and target logit (fp32 per token): three
+    // NCCL calls eager, two fused (the last two concatenated); charged as one call of the same bytes.
     head.collective("tp_loss_allreduce", "tp_allreduce", CollectiveKind::kAllReduce, GroupKind::kTensor,
                     T * 4 * 3);
   }

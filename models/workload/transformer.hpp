@@ -29,6 +29,7 @@ struct ModelShape {
   bool fused_attention = false;
   bool causal_attention = true;  // decoder self-attention: fused kernels skip the masked half
   double attention_dropout = 0, hidden_dropout = 0;  // training dropout probabilities (job_params.hpp)
+  bool fused_cross_entropy = false;                  // Megatron-Core's --cross-entropy-loss-fusion
 
   bool moe() const { return experts > 1; }
   bool mla() const { return kv_lora > 0; }

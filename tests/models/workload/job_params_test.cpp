@@ -103,6 +103,11 @@ TEST(JobParams, FieldsAndDerivedSizesCarryOver) {
   spec::JobSpec bidirectional = spec::parse_job_spec_text(dense_spec_text("", "global_batch_sequences: 8"));
   bidirectional.mutable_model()->set_bidirectional_attention(true);
   EXPECT_FALSE(spec::to_job_params(bidirectional).model.causal_attention);
+  // The eager cross entropy unless the spec asks for Megatron-Core's fused one.
+  EXPECT_FALSE(moe.model.cross_entropy_loss_fusion);
+  spec::JobSpec fused_loss = spec::parse_job_spec_text(dense_spec_text("", "global_batch_sequences: 8"));
+  fused_loss.mutable_model()->set_cross_entropy_loss_fusion(true);
+  EXPECT_TRUE(spec::to_job_params(fused_loss).model.cross_entropy_loss_fusion);
 }
 
 TEST(JobParams, EachEnumValueMaps) {

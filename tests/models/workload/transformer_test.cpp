@@ -443,6 +443,34 @@ std::vector<std::string_view> span_of(const std::vector<LayerOp>& ops, std::stri
   return e == names.end() ? std::vector<std::string_view>{} : std::vector<std::string_view>(b, e + 1);
 }
 
+// Megatron-Core's fused cross entropy: the same loss in three compiled passes over the logits instead of
+// eight eager ones; everything else in the head, the all-reduce included, is unchanged.
+TEST(MemoryBoundOps, FusedCrossEntropyMakesFewerPassesOverTheLogits) {
+  Degrees d;
+  d.tp = 2;
+  ModelShape s = llama_like(DType::kBf16);
+  const LayerOps eager = build_layer_ops(s, d, 1, RecomputeMode::kNone);
+  s.fused_cross_entropy = true;
+  const LayerOps fused = build_layer_ops(s, d, 1, RecomputeMode::kNone);
+  const double T = 4096, V_l = 128256 / 2;
+  // Forward: cast with max (2 + 4), exp with sum-exp in place (4 + 4), normalize (4 + 4); backward: one
+  // kernel reading the softmax, writing it back and writing the BF16 gradient (4 + 4 + 2).
+  EXPECT_DOUBLE_EQ(find_op(fused.head_forward, "loss_fwd", Phase::kForward).bytes, 22 * T * V_l);
+  EXPECT_DOUBLE_EQ(find_op(fused.head_backward, "loss_bwd", Phase::kBackward).bytes, 10 * T * V_l);
+  ASSERT_EQ(names_of(fused.head_forward), names_of(eager.head_forward));
+  ASSERT_EQ(names_of(fused.head_backward), names_of(eager.head_backward));
+  for (std::size_t i = 0; i < eager.head_forward.size(); ++i) {
+    const LayerOp& a = eager.head_forward[i];
+    const LayerOp& b = fused.head_forward[i];
+    EXPECT_DOUBLE_EQ(b.flops, a.flops) << a.name;
+    if (a.name != "loss_fwd") {
+      EXPECT_DOUBLE_EQ(b.bytes, a.bytes) << a.name;
+      EXPECT_EQ(b.comm_bytes, a.comm_bytes) << a.name;
+    }
+  }
+  EXPECT_EQ(names_of(fused.forward), names_of(eager.forward));  // the layers do not change
+}
+
 // Training dropout: the fused kernel carries the flag (forward, recomputed and backward); the
 // bias-dropout-add residuals write a one-byte mask that their backward reads; nothing changes at p = 0.
 TEST(Dropout, FusedAttentionCarriesItAndResidualsMoveTheMask) {
