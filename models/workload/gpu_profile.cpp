@@ -25,13 +25,26 @@ constexpr double kGap = 4e-6;  // per-kernel launch + tail (docs/gpu-profiles.md
 // forward 73 % of peak (its paper); backward from its A100 forward+backward benchmark (head dim 128, no
 // mask, 16k tokens: 203 TFLOP/s in 3.5 forward units) less that forward. Causal over unmasked, the same
 // benchmark's forward+backward at 1k-16k (133/173, 155/187, 173/196, 182/201, 189/203; at 512 the head-dim
-// 128 bar is hidden, so head dim 64's 88/132). Its rate by head dimension is not taken (1).
+// 128 bar is hidden, so head dim 64's 88/132). By head dimension, the same benchmark's forward+backward at 8k
+// tokens without a mask: 175 (64) against 201 (128), applied to the forward and the backward alike (the
+// figure does not split them, and a common factor reproduces its sum); head dim 256 is not in it (1).
 constexpr double kA100AttnFwd = 0.73;
 constexpr double kA100AttnBwd = 2.5 / (3.5 / 203.0 - 1.0 / (kA100AttnFwd * 312)) / 312;
 constexpr CausalRatio kFlash2A100Causal{88.0 / 132,  133.0 / 173, 155.0 / 187,
                                         173.0 / 196, 182.0 / 201, 189.0 / 203};
-constexpr KernelEfficiency kA100{1410,         1305,         258.0 / 271.2, 271.2 / 312, 0.0,
-                                 kA100AttnFwd, kA100AttnBwd, 0.85,          kGap,        kFlash2A100Causal};
+constexpr HeadDimFactors kFlash2A100HeadDim{175.0 / 201, 1, 1};
+constexpr KernelEfficiency kA100{1410,
+                                 1305,
+                                 258.0 / 271.2,
+                                 271.2 / 312,
+                                 0.0,
+                                 kA100AttnFwd,
+                                 kA100AttnBwd,
+                                 0.85,
+                                 kGap,
+                                 kFlash2A100Causal,
+                                 kFlash2A100HeadDim,
+                                 kFlash2A100HeadDim};
 // Hopper sustain: H200 bf16 MSMF / MAMF with all 8 GPUs busy, 698.6 / 823.9 (same GH100 die and 700 W as
 // H100 SXM). Attention is cuDNN's fused attention, which Transformer Engine prefers over FlashAttention on
 // Hopper and later: FlashAttention-3 paper, Figures 5-6 (H100 SXM5, BF16, head dim 128, 8k tokens, no
