@@ -31,4 +31,25 @@ TEST(EventPool, SlotsStayPutWhileGrowingAndAreReused) {
   EXPECT_EQ(pool.peak_live(), 50001u);
 }
 
+// Freed slots are reused last-in first-out: the last released is handed out first (the one most likely
+// still in cache).
+TEST(EventPool, ReusesTheLastReleasedSlotFirst) {
+  EventPool pool(8);
+  const std::uint32_t a = pool.allocate();
+  const std::uint32_t b = pool.allocate();
+  const std::uint32_t c = pool.allocate();
+  pool.release(a);
+  pool.release(c);
+  pool.release(b);
+  EXPECT_EQ(pool.at(b).state, EventState::kFree);
+  EXPECT_EQ(pool.allocate(), b);
+  EXPECT_EQ(pool.allocate(), c);
+  EXPECT_EQ(pool.allocate(), a);
+  const std::uint32_t fresh = pool.allocate();
+  EXPECT_NE(fresh, a);
+  EXPECT_NE(fresh, b);
+  EXPECT_NE(fresh, c);
+  EXPECT_EQ(pool.live(), 4u);
+}
+
 }  // namespace warpsim
