@@ -112,6 +112,20 @@ double gemm_quantization(const GpuProfile& gpu, const GemmShape& g) {
          (gemm_wave_factor(gpu, g.m, g.k, g.n, g.batch) + gemm_wave_factor(gpu, g.k, g.n, g.m, g.batch));
 }
 
+double gemm_depth_factor(const GpuProfile& gpu, double inner) {
+  const double k_half = gpu.kernels.gemm_k_half;
+  if (!(k_half > 0 && inner > 0)) return 1.0;
+  // Never below 1: the best-shape rate is the most any shape reached (header comment).
+  return std::max(1.0, (1.0 + k_half / inner) / (1.0 + k_half / kGemmDepthReference));
+}
+
+double gemm_shape_factor(const GpuProfile& gpu, const GemmShape& g) {
+  if (!g.valid() || !(gpu.sms > 0)) return 1.0;
+  if (!g.backward) return gemm_wave_factor(gpu, g.m, g.n, g.k, g.batch) * gemm_depth_factor(gpu, g.k);
+  return 0.5 * (gemm_wave_factor(gpu, g.m, g.k, g.n, g.batch) * gemm_depth_factor(gpu, g.n) +
+                gemm_wave_factor(gpu, g.k, g.n, g.m, g.batch) * gemm_depth_factor(gpu, g.m));
+}
+
 ComputeModel::ComputeModel(const GpuProfile& gpu, EfficiencyParams params,
                            std::shared_ptr<const MeasuredTable> table)
     : gpu_(with_scales(gpu, params.scale)),
@@ -192,7 +206,7 @@ double ComputeModel::seconds(const ComputeWork& op) const {
     if (op.attention.dropout) work *= k.attn_dropout;
   }
   const double t_compute =
-      op.flops > 0 ? work / (peak * kernel_efficiency(op.kernel, op.dtype)) * gemm_quantization(gpu_, op.gemm)
+      op.flops > 0 ? work / (peak * kernel_efficiency(op.kernel, op.dtype)) * gemm_shape_factor(gpu_, op.gemm)
                    : 0.0;
   const double t_memory = op.bytes > 0 ? op.bytes / (gpu_.hbm_bytes_per_s * params_.memory_eff_max) : 0.0;
   if (op.flops <= 0 && op.bytes <= 0) return 0.0;

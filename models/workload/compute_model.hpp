@@ -28,6 +28,12 @@
 // and K allows (one part per main-loop stage of K at most). The tile's orientation that gives the smaller q
 // is used. A backward op averages the q of its dgrad and wgrad GEMMs (equal FLOPs each). The measured table
 // and the memory term are not affected; elementwise ops carry no shape.
+// GEMM depth: each output tile pays a fixed cost (prologue, epilogue) beside a main loop that grows with K,
+// so a GEMM of depth K runs at 1 / (1 + K0 / K) of the large-K rate (the profile's gemm_k_half K0, from
+// measured rates by K; 0 = not measured). The profile's GEMM efficiency (the best shape of a search) is the
+// rate the measured tables show at K = kGemmDepthReference (4096), and no shape is charged faster than it:
+//   d = max(1, (1 + K0 / K) / (1 + K0 / 4096)),
+// on top of q (dgrad and wgrad each with their own depth: the op's forward N and M).
 //
 // Overrides (EfficiencyParams, from the spec's compute_model fields): a set field replaces the profile's
 // value: compute_eff_max the sustained GEMM efficiency of every dtype, memory_eff_max the HBM efficiency,
@@ -104,6 +110,12 @@ ComputeWork compute_work(const Op& op);
 double gemm_wave_factor(const GpuProfile& gpu, double rows, double cols, double inner, double batch);
 // q of an op's GEMM: forward as above, backward the mean over dgrad and wgrad; 1 for an invalid shape.
 double gemm_quantization(const GpuProfile& gpu, const GemmShape& g);
+// The depth at which a profile's GEMM efficiency applies unchanged (header comment).
+inline constexpr double kGemmDepthReference = 4096;
+// The depth factor d of one GEMM of depth `inner` (header comment); 1 when the profile has no K0.
+double gemm_depth_factor(const GpuProfile& gpu, double inner);
+// What the compute term of an op's GEMM is multiplied by: q x d, backward the mean over dgrad and wgrad.
+double gemm_shape_factor(const GpuProfile& gpu, const GemmShape& g);
 
 class ComputeModel {
  public:

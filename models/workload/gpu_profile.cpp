@@ -62,18 +62,36 @@ constexpr HeadDimFactors kCudnnBwdHeadDim{432.0 / 518, 1, 580.0 / 600};
 // H200 0.614 against 0.594 ms, B300 0.525 against 0.480 ms.
 constexpr double kHopperAttnDropout = 0.614 / 0.594;
 constexpr double kBlackwellAttnDropout = 0.525 / 0.480;
+// GEMM depth K0 from OpenXLA's measured matmul table (xla/backends/gpu/cost_model/
+// matmul_interpolator_data.h): the 4 x 4096 x 4096 x K series at K = 4096 and 1024 fixes K0 in
+// r(K) = r_inf / (1 + K0 / K). sm_90 (H100 80GB HBM3), BF16: 788.7 and 722.3 TFLOP/s -> 129.4; its FP8
+// entries exceed the FP8 peak and are not used: Hopper FP8 is assumed to share BF16's K0, as it does on
+// sm_100 (B200), where BF16 (1670.5, 1350.5) and FP8 (3279.7, 2651.2) give 351.2 and 351.4.
+constexpr double kHopperGemmKHalf = 129.4;
+constexpr double kBlackwellGemmKHalf = 351.2;
 constexpr KernelEfficiency kH100{
-    1830, 1466, kHopperSustain, 794.5 / 989.5,    1402.6 / 1979,    600 / 989.5,       518 / 989.5,
-    0.85, kGap, kCudnnCausal,   kCudnnFwdHeadDim, kCudnnBwdHeadDim, kHopperAttnDropout};
+    1830, 1466, kHopperSustain, 794.5 / 989.5,    1402.6 / 1979,    600 / 989.5,        518 / 989.5,
+    0.85, kGap, kCudnnCausal,   kCudnnFwdHeadDim, kCudnnBwdHeadDim, kHopperAttnDropout, kHopperGemmKHalf};
 constexpr KernelEfficiency kH200{
-    1830, 1466, kHopperSustain, 823.9 / 989.5,    1453.4 / 1979,    600 / 989.5,       518 / 989.5,
-    0.85, kGap, kCudnnCausal,   kCudnnFwdHeadDim, kCudnnBwdHeadDim, kHopperAttnDropout};
+    1830, 1466, kHopperSustain, 823.9 / 989.5,    1453.4 / 1979,    600 / 989.5,        518 / 989.5,
+    0.85, kGap, kCudnnCausal,   kCudnnFwdHeadDim, kCudnnBwdHeadDim, kHopperAttnDropout, kHopperGemmKHalf};
 // B200: sustain = bf16 MSMF / MAMF with all 8 GPUs busy, 1426.4 / 1751.2. No public attention measurement on
 // Blackwell was found: Hopper's cuDNN fractions are used (docs/gpu-profiles.md). Dropout's cost is the one
 // Blackwell measurement found, on B300 (sm103; B200 is sm100).
-constexpr KernelEfficiency kB200{
-    1965, 1320, 1426.4 / 1751.2, 1751.2 / 2250,    3432.5 / 4500,    600 / 989.5,          518 / 989.5,
-    0.85, kGap, kCudnnCausal,    kCudnnFwdHeadDim, kCudnnBwdHeadDim, kBlackwellAttnDropout};
+constexpr KernelEfficiency kB200{1965,
+                                 1320,
+                                 1426.4 / 1751.2,
+                                 1751.2 / 2250,
+                                 3432.5 / 4500,
+                                 600 / 989.5,
+                                 518 / 989.5,
+                                 0.85,
+                                 kGap,
+                                 kCudnnCausal,
+                                 kCudnnFwdHeadDim,
+                                 kCudnnBwdHeadDim,
+                                 kBlackwellAttnDropout,
+                                 kBlackwellGemmKHalf};
 
 constexpr std::array<GpuProfile, 5> kProfiles{{
     {"A100-80GB", 312 * kT, 312 * kT, 0.0, 19.5 * kT, 80 * kG, 2039 * kG, 600 * kG, 400, 108, 256, 128, 64,

@@ -54,6 +54,9 @@ struct KernelEfficiency {
   // Fused attention forward + backward time with dropout on the probabilities over its time without (1: not
   // measured).
   double attn_dropout = 1;
+  // GEMM depth K0: a GEMM of depth K runs at 1 / (1 + K0 / K) of the large-GEMM rate, the fixed per-tile
+  // cost (prologue, epilogue) against a main loop that grows with K (compute_model.hpp; 0: not measured).
+  double gemm_k_half = 0;
 
   // Sustained large-GEMM efficiency for `d` (fraction of that dtype's dense peak).
   double gemm(DType d) const { return sustain * (d == DType::kFp8 ? gemm_fp8 : gemm_bf16); }
