@@ -104,12 +104,24 @@ double gemm_wave_factor(const GpuProfile& gpu, double rows, double cols, double 
   return best;
 }
 
-double gemm_quantization(const GpuProfile& gpu, const GemmShape& g) {
+namespace {
+
+// Mean of per_gemm(rows, cols, inner) over the GEMMs of an op: the forward is one; a backward op is dgrad
+// (output m x k over inner n) and wgrad (output k x n over inner m), each half the op's FLOPs. 1 for an
+// invalid shape or a profile without SMs.
+template <class PerGemm>
+double mean_over_gemms(const GpuProfile& gpu, const GemmShape& g, PerGemm per_gemm) {
   if (!g.valid() || !(gpu.sms > 0)) return 1.0;
-  if (!g.backward) return gemm_wave_factor(gpu, g.m, g.n, g.k, g.batch);
-  // dgrad: output m x k over inner n; wgrad: output k x n over inner m. Each is half the op's FLOPs.
-  return 0.5 *
-         (gemm_wave_factor(gpu, g.m, g.k, g.n, g.batch) + gemm_wave_factor(gpu, g.k, g.n, g.m, g.batch));
+  if (!g.backward) return per_gemm(g.m, g.n, g.k);
+  return 0.5 * (per_gemm(g.m, g.k, g.n) + per_gemm(g.k, g.n, g.m));
+}
+
+}  // namespace
+
+double gemm_quantization(const GpuProfile& gpu, const GemmShape& g) {
+  return mean_over_gemms(gpu, g, [&](double rows, double cols, double inner) {
+    return gemm_wave_factor(gpu, rows, cols, inner, g.batch);
+  });
 }
 
 double gemm_depth_factor(const GpuProfile& gpu, double inner) {
@@ -120,10 +132,9 @@ double gemm_depth_factor(const GpuProfile& gpu, double inner) {
 }
 
 double gemm_shape_factor(const GpuProfile& gpu, const GemmShape& g) {
-  if (!g.valid() || !(gpu.sms > 0)) return 1.0;
-  if (!g.backward) return gemm_wave_factor(gpu, g.m, g.n, g.k, g.batch) * gemm_depth_factor(gpu, g.k);
-  return 0.5 * (gemm_wave_factor(gpu, g.m, g.k, g.n, g.batch) * gemm_depth_factor(gpu, g.n) +
-                gemm_wave_factor(gpu, g.k, g.n, g.m, g.batch) * gemm_depth_factor(gpu, g.m));
+  return mean_over_gemms(gpu, g, [&](double rows, double cols, double inner) {
+    return gemm_wave_factor(gpu, rows, cols, inner, g.batch) * gemm_depth_factor(gpu, inner);
+  });
 }
 
 ComputeModel::ComputeModel(const GpuProfile& gpu, EfficiencyParams params,
