@@ -33,6 +33,14 @@ constexpr double kA100AttnBwd = 2.5 / (3.5 / 203.0 - 1.0 / (kA100AttnFwd * 312))
 constexpr CausalRatio kFlash2A100Causal{88.0 / 132,  133.0 / 173, 155.0 / 187,
                                         173.0 / 196, 182.0 / 201, 189.0 / 203};
 constexpr HeadDimFactors kFlash2A100HeadDim{175.0 / 201, 1, 1};
+// A100 GEMM depth: no clean K series like OpenXLA's exists for sm_80. Vidur's A100 80GB profiles (microsoft/
+// vidur, data/profiling/compute/a100/meta-llama/Meta-Llama-3-8B/mlp.csv, FP16 PyTorch linears, torch-profiler
+// medians) time the attention output projection (N = 4096) at K = 4096 / TP for TP 1, 2, 4, 8 and 193 token
+// counts from 4096 to 32768: averaged, 216.2, 204.4, 212.1 and 193.0 TFLOP/s at K = 4096, 2048, 1024, 512.
+// K0 is the least-squares fit of r(4096) / r(K) = (1 + K0 / K) / (1 + K0 / 4096) over all those points (the
+// series is not monotonic, so no single pair fixes it). The same fit of the same source's H100 series
+// (Llama-2-7b-hf) gives 125.8, against OpenXLA's 129.4 (docs/gpu-profiles.md, "GEMM depth").
+constexpr double kA100GemmKHalf = 67.9;
 constexpr KernelEfficiency kA100{1410,
                                  1305,
                                  258.0 / 271.2,
@@ -44,7 +52,9 @@ constexpr KernelEfficiency kA100{1410,
                                  kGap,
                                  kFlash2A100Causal,
                                  kFlash2A100HeadDim,
-                                 kFlash2A100HeadDim};
+                                 kFlash2A100HeadDim,
+                                 1,
+                                 kA100GemmKHalf};
 // Hopper sustain: H200 bf16 MSMF / MAMF with all 8 GPUs busy, 698.6 / 823.9 (same GH100 die and 700 W as
 // H100 SXM). Attention is cuDNN's fused attention, which Transformer Engine prefers over FlashAttention on
 // Hopper and later: FlashAttention-3 paper, Figures 5-6 (H100 SXM5, BF16, head dim 128, 8k tokens, no

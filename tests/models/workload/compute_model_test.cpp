@@ -54,7 +54,8 @@ TEST(GemmQuantization, OneTileMoreThanTheSmsTakesTwoWaves) {
   for (const auto& w : {gemm_work(tm * 2, tn * sms, 4096), gemm_work(tm * 3 * sms, tn, 4096),
                         gemm_work(tm, tn, 4096, 4 * sms), gemm_work(tm * 12, tn * 9, 512)}) {
     EXPECT_DOUBLE_EQ(gemm_quantization(g, w.gemm), 1.0) << w.gemm.m << "x" << w.gemm.n << "x" << w.gemm.batch;
-    EXPECT_DOUBLE_EQ(m.seconds(w), w.flops / (g.peak_bf16_flops * 0.8));
+    // (A depth below 4096 is charged on its own: GEMM depth, below.)
+    EXPECT_DOUBLE_EQ(m.seconds(w), w.flops / (g.peak_bf16_flops * 0.8) * gemm_depth_factor(g, w.gemm.k));
   }
   // A partial edge tile costs a whole tile: 1.5 tiles of rows in a full wave of columns is 2 tiles' time.
   EXPECT_NEAR(gemm_quantization(g, gemm_work(tm * 1.5, tn * sms, 4096).gemm), 2 / 1.5, 1e-12);
@@ -88,7 +89,11 @@ TEST(GemmQuantization, BackwardAveragesDgradAndWgradShapes) {
                wgrad = gemm_wave_factor(g, 25600, 9600, 2048, 1);
   EXPECT_DOUBLE_EQ(gemm_quantization(g, bwd.gemm), 0.5 * (dgrad + wgrad));
   EXPECT_NE(gemm_quantization(g, bwd.gemm), gemm_quantization(g, fwd.gemm));  // other output shapes
-  EXPECT_NEAR(m.seconds(bwd), bwd.flops / (g.peak_bf16_flops * 0.8) * 0.5 * (dgrad + wgrad), 1e-15);
+  // The time also carries each GEMM's depth (wgrad's K = 2048 is below the reference 4096).
+  EXPECT_NEAR(m.seconds(bwd),
+              bwd.flops / (g.peak_bf16_flops * 0.8) * 0.5 *
+                  (dgrad * gemm_depth_factor(g, 9600) + wgrad * gemm_depth_factor(g, 2048)),
+              1e-15);
   // 600 output tiles on 108 SMs: 6 waves for 5.56 of work.
   EXPECT_NEAR(gemm_quantization(g, fwd.gemm), 6 * 108 / 600.0, 1e-12);
 }
@@ -122,9 +127,10 @@ TEST(GemmDepth, FixedCostPerTileAgainstTheMainLoop) {
   EXPECT_DOUBLE_EQ(gemm_depth_factor(h100, 16384), 1.0);  // never faster than the best shape
   EXPECT_DOUBLE_EQ(gemm_depth_factor(h100, 1024), d(1024));
   EXPECT_GT(gemm_depth_factor(h100, 1024), 1.09);
-  EXPECT_DOUBLE_EQ(gemm_depth_factor(h100, 0), 1.0);                            // no shape: nothing charged
-  EXPECT_DOUBLE_EQ(gemm_depth_factor(find_gpu_profile("A100-80GB"), 64), 1.0);  // not measured on A100
-  EXPECT_EQ(find_gpu_profile("H200").kernels.gemm_k_half, k0);                  // the same GH100
+  EXPECT_DOUBLE_EQ(gemm_depth_factor(h100, 0), 1.0);                      // no shape: nothing charged
+  EXPECT_GT(gemm_depth_factor(find_gpu_profile("A100-80GB"), 512), 1.1);  // A100: a smaller fixed cost
+  EXPECT_LT(gemm_depth_factor(find_gpu_profile("A100-80GB"), 512), gemm_depth_factor(h100, 512));
+  EXPECT_EQ(find_gpu_profile("H200").kernels.gemm_k_half, k0);  // the same GH100
   const GemmShape fwd{8192, 3072, 1024, 1, false};
   EXPECT_DOUBLE_EQ(gemm_shape_factor(h100, fwd), gemm_wave_factor(h100, 8192, 3072, 1024, 1) * d(1024));
   const GemmShape bwd{8192, 3072, 1024, 1, true};
@@ -146,7 +152,10 @@ TEST(GemmDepth, FixedCostPerTileAgainstTheMainLoop) {
 // rate at K over the rate at K = 4096. K0 is fixed by K = 1024 and 4096, so K = 2048 and 512 are the check.
 // sm_90 BF16: 788.7, 759.5, 722.3, 620.4 TFLOP/s at K = 4096, 2048, 1024, 512; sm_100 BF16 1670.5, 1539.9,
 // 1350.5, 1090.6; sm_100 FP8 3279.7, 3122.5, 2651.2 (its K = 512, 1712.2, is 19% below the model: the one
-// shape where FP8 falls off faster than the fixed-cost form says).
+// shape where FP8 falls off faster than the fixed-cost form says). A100: Vidur's FP16 timings of one
+// projection (N = 4096, K = 4096 / TP, 193 token counts averaged): 216.2, 204.4, 212.1, 193.0 TFLOP/s at
+// K = 4096, 2048, 1024, 512; K0 is their least-squares fit, and the series is not monotonic (cuBLAS picks a
+// slower kernel at K = 2048), so its tolerance is the series' own scatter about the fit.
 TEST(GemmDepth, RatesByDepthAgainstMeasuredTables) {
   struct Series {
     const char* gpu;
@@ -158,6 +167,7 @@ TEST(GemmDepth, RatesByDepthAgainstMeasuredTables) {
       {"H100-SXM", DType::kBf16, {{4096, 788.7}, {2048, 759.5}, {1024, 722.3}, {512, 620.4}}, 0.05},
       {"B200", DType::kBf16, {{4096, 1670.5}, {2048, 1539.9}, {1024, 1350.5}, {512, 1090.6}}, 0.02},
       {"B200", DType::kFp8, {{4096, 3279.7}, {2048, 3122.5}, {1024, 2651.2}}, 0.03},
+      {"A100-80GB", DType::kFp16, {{4096, 216.2}, {2048, 204.4}, {1024, 212.1}, {512, 193.0}}, 0.05},
   };
   for (const Series& s : series) {
     const GpuProfile& g = find_gpu_profile(s.gpu);
