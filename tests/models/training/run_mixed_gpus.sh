@@ -45,3 +45,12 @@ awk -v h="$h" -v m="$m" -v a="$a" -v s="$s" -v e="$e" 'BEGIN {
   printf "ideal-network step / estimate %.5f\n", r
   if (r < 0.999 || r > 1.01) { print "FAIL: ideal-network step not within [0.999, 1.01] of the estimate"; exit 1 }
 }'
+# Two steps on that ideal network with --attribute: the fast stage starts the next step's forwards early, so
+# the step loses less than the one-step dependency wait the pipeline attribution subtracts; exposed time is
+# floored at 0 (it read -0.000130 s here before), never negative for any class.
+sed -e 's/simulation { steps: 1 }/simulation { steps: 2 }/' "$TMP/fast.textproto" >"$TMP/fast2.textproto"
+attributed=$("$WARPSIM" run "$TMP/fast2.textproto" --sync sequential --progress-seconds 0 --attribute)
+pipe=$(key "exposed pipeline communication seconds" <<<"$attributed")
+[[ -n $pipe ]] || { echo "FAIL: no exposed pipeline communication seconds"; exit 1; }
+if grep '^exposed .* seconds: -' <<<"$attributed"; then echo "FAIL: a negative exposed time"; exit 1; fi
+echo "ideal network, 2 steps: exposed pipeline communication seconds $pipe"
