@@ -26,9 +26,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // The project version (CMake's PROJECT_VERSION) and the git revision the build was configured at, the
   // same pair the HDF5 results file stores.
-  app.set_version_flag("--version",
-                       "warpsim " + warpsim::io::warpsim_version() + " (git " + warpsim::io::git_revision() + ")",
-                       "print the version and git revision and exit");
+  app.set_version_flag(
+      "--version", "warpsim " + warpsim::io::warpsim_version() + " (git " + warpsim::io::git_revision() + ")",
+      "print the version and git revision and exit");
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace | debug | info | warn | error | off")
       ->capture_default_str();
@@ -80,6 +80,8 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     if (rank == 0 || mpi.size() > 1)
       std::cerr << "warpsim: fatal (rank " << rank << "): " << e.what() << '\n';
+    // A lone rank has no peer to stop: the error line is all (MPI_Abort would add Open MPI's banner).
+    if (mpi.size() == 1) return 1;
     MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;
   }

@@ -105,7 +105,7 @@ std::string read_text(const std::string& path) {
 
 // The child's argv: this binary, evaluating one row with the same overrides.
 std::vector<std::string> worker_argv(const ValidateFlags& f, const std::string& row) {
-  std::vector<std::string> argv{sweep::self_executable(), "--log-level", "warn", "validate", "--worker", row};
+  std::vector<std::string> argv{sweep::running_image(), "--log-level", "warn", "validate", "--worker", row};
   if (f.full) argv.push_back("--full");
   for (const auto& s : f.set_overrides) argv.push_back("--set=" + s);
   for (const auto& s : f.scale_overrides) argv.push_back("--scale=" + s);

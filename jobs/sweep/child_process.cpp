@@ -96,4 +96,8 @@ std::string self_executable() {
   return std::filesystem::read_symlink("/proc/self/exe").string();
 }
 
+std::string running_image() {
+  return "/proc/self/exe";
+}
+
 }  // namespace warpsim::sweep

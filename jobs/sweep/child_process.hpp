@@ -36,7 +36,14 @@ class ChildProcess {
   std::optional<int> status_;
 };
 
-// Absolute path of the running executable (the warpsim binary re-runs itself for experiments).
+// Absolute path of the running executable (the warpsim binary re-runs itself for experiments), for commands
+// that run elsewhere or later (Slurm scripts, the service's jobs).
 std::string self_executable();
+
+// The running executable's image, for children started now on this machine (validate's rows, a local
+// sweep's experiments): /proc/self/exe, which execs this very binary even after the file on disk was rebuilt
+// or removed, so every row of one run uses the same model (a rebuild during a validation killed its next row:
+// "cannot start '.../warpsim (deleted)'").
+std::string running_image();
 
 }  // namespace warpsim::sweep

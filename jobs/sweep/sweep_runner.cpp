@@ -129,7 +129,7 @@ class Progress {
 
 std::vector<std::string> run_command(const SweepStore& store, const ManifestEntry& entry,
                                      const RunnerOptions& options) {
-  std::vector<std::string> argv{options.warpsim_binary.empty() ? self_executable() : options.warpsim_binary,
+  std::vector<std::string> argv{options.warpsim_binary.empty() ? running_image() : options.warpsim_binary,
                                 "--log-level",
                                 "warn",
                                 "run",
