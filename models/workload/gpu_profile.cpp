@@ -53,7 +53,7 @@ constexpr KernelEfficiency kA100{1410,
                                  kFlash2A100Causal,
                                  kFlash2A100HeadDim,
                                  kFlash2A100HeadDim,
-                                 1,
+                                 1,  // fused attention's dropout: not measured on A100
                                  kA100GemmKHalf};
 // Hopper sustain: H200 bf16 MSMF / MAMF with all 8 GPUs busy, 698.6 / 823.9 (same GH100 die and 700 W as
 // H100 SXM). Attention is cuDNN's fused attention, which Transformer Engine prefers over FlashAttention on
