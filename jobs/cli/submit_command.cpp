@@ -11,6 +11,7 @@
 
 #include "jobs/cli/command_registry.hpp"
 #include "jobs/cli/usage_error.hpp"
+#include "jobs/sweep/child_process.hpp"
 #include "slurm/sbatch_script.hpp"
 #include "slurm/slurm_client.hpp"
 #include "slurm/submit_options.hpp"
@@ -40,7 +41,7 @@ int run_submit(const SubmitFlags& f, CLI::App& cmd, const CommandEnv& env) {
   if (f.hold) o.hold = true;
   o.output_dir = std::filesystem::absolute(o.output_dir).lexically_normal().string();
   if (o.output_dir.size() > 1 && o.output_dir.back() == '/') o.output_dir.pop_back();
-  o.warpsim_binary = std::filesystem::read_symlink("/proc/self/exe").string();
+  o.warpsim_binary = sweep::self_executable();
   o.command = f.command;
   if (!o.command.empty() &&
       (o.command.front() == "submit" || o.command.front() == "status" || o.command.front() == "cancel")) {
